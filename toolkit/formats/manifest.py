@@ -1,0 +1,103 @@
+"""Sidecar manifests (``NAME.run.json``, ``NAME.qrels.json``): what made a file, when, from what.
+
+A manifest makes a run or qrels file auditable: the command, the inputs with content hashes, and the
+versions of the libraries that affect numbers. ``SOURCE_DATE_EPOCH`` fixes the timestamp for reproducible
+builds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import sys
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import FormatError
+from toolkit.formats.textfile import atomic_write_text, read_text
+
+MANIFEST_SCHEMA_VERSION = 1
+
+_VERSIONED = ("trec-toolkit", "pytrec-eval-terrier", "ir-measures", "numpy", "scipy", "statsmodels", "pandas")
+
+
+def versions(extra: Iterable[str] = ()) -> dict[str, str]:
+    """Versions of Python and of the libraries that affect numbers (read from metadata: no imports)."""
+    out = {"python": platform.python_version()}
+    for dist in (*_VERSIONED, *extra):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def manifest_path(path: str | Path) -> Path:
+    """``runs/bm25.run`` → ``runs/bm25.run.json``."""
+    return Path(f"{path}.json")
+
+
+def now_iso() -> str:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = (
+        dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC) if epoch else dt.datetime.now(tz=dt.UTC)
+    )
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def write_manifest(
+    path: str | Path,
+    *,
+    kind: str,
+    inputs: Mapping[str, str | Path] | None = None,
+    command: list[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the sidecar of ``path`` (which must exist): its hash, inputs' hashes, command, versions."""
+    target = Path(path)
+    doc: dict[str, Any] = {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "kind": kind,
+        "file": target.name,
+        "sha256": file_sha256(target),
+        "created": now_iso(),
+        "command": command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]],
+        "inputs": {
+            role: {"path": str(p), "sha256": file_sha256(p) if Path(p).is_file() else None}
+            for role, p in (inputs or {}).items()
+        },
+        "versions": versions(),
+    }
+    if extra:
+        doc.update(extra)
+    out = manifest_path(target)
+    atomic_write_text(out, json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+    return out
+
+
+def read_manifest(path: str | Path) -> dict[str, Any] | None:
+    """The manifest beside ``path`` (or at ``path`` if it is one); None when there is none."""
+    p = Path(path)
+    target = p if p.name.endswith(".json") else manifest_path(p)
+    if not target.exists():
+        return None
+    try:
+        data = json.loads(read_text(target))
+    except json.JSONDecodeError as exc:
+        raise FormatError(target, exc.lineno, f"invalid manifest JSON ({exc.msg}); delete it to regenerate") from None
+    if not isinstance(data, dict):
+        raise FormatError(target, None, "manifest must be a JSON object")
+    return data

@@ -1,0 +1,63 @@
+"""TREC qrels files: ``query_id iteration doc_id relevance`` (DESIGN §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolkit.errors import FormatError
+from toolkit.formats.textfile import atomic_write_text, iter_data_lines
+from toolkit.model import Qrels
+
+QRELS_COLUMNS = "query_id iteration doc_id relevance"
+
+
+def qrels_name(path: str | Path) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".qrels", ".txt", ".tsv"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
+    """Read and validate TREC qrels; any defect raises ``FormatError`` naming ``path:line``."""
+    judgments: dict[str, dict[str, int]] = {}
+    count = 0
+    for number, line in iter_data_lines(path):
+        parts = line.split()
+        if len(parts) != 4:
+            raise FormatError(
+                path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}"
+            )
+        query_id, _iteration, doc_id, rel_text = parts
+        try:
+            relevance = int(rel_text)
+        except ValueError:
+            raise FormatError(
+                path, number, f"expected an integer relevance in column 4, found {rel_text!r}"
+            ) from None
+        docs = judgments.setdefault(query_id, {})
+        if doc_id in docs:
+            raise FormatError(
+                path,
+                number,
+                f"duplicate judgment of doc {doc_id!r} for query {query_id!r}; keep one line per (query, doc)",
+            )
+        docs[doc_id] = relevance
+        count += 1
+    if count == 0:
+        raise FormatError(path, None, f"empty qrels: no judgment lines ({QRELS_COLUMNS})")
+    return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
+
+
+def format_qrels(qrels: Qrels) -> str:
+    out: list[str] = []
+    for query_id, docs in qrels.judgments.items():
+        for doc_id, rel in docs.items():
+            out.append(f"{query_id} 0 {doc_id} {rel}\n")
+    return "".join(out)
+
+
+def write_qrels(qrels: Qrels, path: str | Path) -> None:
+    """Write qrels atomically in the order held (callers sort when they want a canonical file)."""
+    atomic_write_text(path, format_qrels(qrels))

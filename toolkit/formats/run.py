@@ -1,0 +1,75 @@
+"""TREC run files: ``query_id Q0 doc_id rank score run_tag`` (DESIGN §5).
+
+The rank column is ignored, as trec_eval ignores it; order comes from the score (desc) and doc_id (desc).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from toolkit.errors import FormatError
+from toolkit.formats.textfile import atomic_write_text, iter_data_lines
+from toolkit.model import Run, trec_order_key
+
+RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
+
+
+def run_name(path: str | Path) -> str:
+    """``runs/bm25.run.gz`` → ``bm25``."""
+    name = Path(path).name
+    for suffix in (".gz", ".run", ".trec", ".txt", ".tsv"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def read_run(path: str | Path, *, name: str | None = None) -> Run:
+    """Read and validate a TREC run; any defect raises ``FormatError`` naming ``path:line``."""
+    results: dict[str, dict[str, float]] = {}
+    tag: str | None = None
+    count = 0
+    for number, line in iter_data_lines(path):
+        parts = line.split()
+        if len(parts) != 6:
+            raise FormatError(
+                path, number, f"expected 6 columns ({RUN_COLUMNS}), found {len(parts)}"
+            )
+        query_id, _q0, doc_id, _rank, score_text, run_tag = parts
+        try:
+            score = float(score_text)
+        except ValueError:
+            raise FormatError(
+                path, number, f"expected a numeric score in column 5, found {score_text!r}"
+            ) from None
+        if not math.isfinite(score):
+            raise FormatError(path, number, f"expected a finite score in column 5, found {score_text!r}")
+        docs = results.setdefault(query_id, {})
+        if doc_id in docs:
+            raise FormatError(
+                path,
+                number,
+                f"duplicate doc {doc_id!r} for query {query_id!r}; each doc may appear once per query",
+            )
+        docs[doc_id] = score
+        tag = tag or run_tag
+        count += 1
+    if count == 0:
+        raise FormatError(path, None, f"empty run: no result lines ({RUN_COLUMNS})")
+    return Run(results=results, name=name or run_name(path), path=str(path), run_tag=tag)
+
+
+def format_run(run: Run, *, run_tag: str | None = None) -> str:
+    """The run as TREC text in trec_eval order with ranks 1..n; scores written so they round-trip."""
+    tag = run_tag or run.run_tag or run.name
+    out: list[str] = []
+    for query_id, docs in run.results.items():
+        ordered = sorted(docs.items(), key=trec_order_key, reverse=True)
+        for rank, (doc_id, score) in enumerate(ordered, start=1):
+            out.append(f"{query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
+    return "".join(out)
+
+
+def write_run(run: Run, path: str | Path, *, run_tag: str | None = None) -> None:
+    """Write a run atomically (``.gz`` compresses)."""
+    atomic_write_text(path, format_run(run, run_tag=run_tag))

@@ -1,0 +1,95 @@
+"""Open a text file the way every reader here needs: gzip by magic number, UTF-8, binary garbage refused.
+
+Readers get ``(line_number, line)`` pairs so that every error can name ``path:line``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from toolkit.errors import FormatError
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, gunzipped when it is gzip; unreadable files raise ``FormatError``."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found; check the path") from None
+    except IsADirectoryError:
+        raise FormatError(path, None, "is a directory, expected a file") from None
+    except OSError as exc:
+        raise FormatError(path, None, f"cannot read file ({exc.strerror}); check its permissions") from None
+    if raw[:2] == GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise FormatError(path, None, f"corrupt gzip data ({exc}); re-create the file") from None
+    return raw
+
+
+def decode_text(path: str | Path, raw: bytes) -> str:
+    """Decode UTF-8, refusing binary data with the line where it starts."""
+    nul = raw.find(b"\x00")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise FormatError(
+            path, line, "binary or non-UTF-8 data; expected a UTF-8 text file"
+        ) from None
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise FormatError(path, line, "binary data (NUL byte); expected a text file")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def read_text(path: str | Path) -> str:
+    return decode_text(path, read_bytes(path))
+
+
+def iter_data_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int, str]]:
+    """Non-blank, non-comment lines with their 1-based line numbers."""
+    if text is None:
+        text = read_text(path)
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        yield number, stripped
+
+
+def open_for_write(path: str | Path) -> IO[str]:
+    """A text handle that gzips when the name ends in ``.gz``; ``-`` is stdout."""
+    if str(path) == "-":
+        import sys
+
+        return io.TextIOWrapper(os.fdopen(os.dup(sys.stdout.fileno()), "wb"), encoding="utf-8")
+    p = Path(path)
+    if p.parent and not p.parent.exists():
+        p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(p, "wb"), encoding="utf-8")
+    return open(p, "w", encoding="utf-8", newline="\n")
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write via a temporary file and rename, so a reader never sees half a file."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    if p.suffix == ".gz":
+        tmp.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+    os.replace(tmp, p)

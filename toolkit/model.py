@@ -1,0 +1,181 @@
+"""Records and containers shared by every stage of the pipeline: topics, runs, qrels.
+
+Containers are frozen dataclasses; their mappings are treated as read-only by convention (the library never
+mutates an input). Ranking follows trec_eval (DESIGN §5): score descending, ties broken by doc_id descending
+as a string compare — ``Run.ranking`` is the one place that rule lives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: The query classes of DESIGN §6 and their default measures (a topic set may override them).
+CLASS_MEASURES: dict[str, tuple[str, ...]] = {
+    "canonical": ("RR@10", "P@1"),
+    "root": ("RR@10", "P@1"),
+    "synonym": ("RR@10", "P@1"),
+    "fragment": ("P@5", "P@10", "Rprec"),
+    "deprecation": ("RR@10", "P@1"),
+    "cross-source": ("RR@10", "P@1"),
+    "prose": ("nDCG@10", "Rprec"),
+    "attribute": ("P@5", "P@10"),
+}
+
+#: Measures used when neither the command line nor the topic set names any.
+DEFAULT_MEASURES: tuple[str, ...] = ("RR@10", "P@1", "P@5", "nDCG@10", "R-Prec", "AP")
+
+#: Grade definitions shown to assessors when a topic set declares none (TREC graded-judging style).
+DEFAULT_GRADES: dict[int, str] = {
+    0: "Not relevant: the document does not answer the query or is about something else.",
+    1: "Related: on the topic, but a user would still have to look elsewhere for the answer.",
+    2: "Relevant: answers the query in part, or answers it but is not the best page for it.",
+    3: "Highly relevant: the page a user is looking for; answers the query fully.",
+}
+
+
+@dataclass(frozen=True)
+class TruthPattern:
+    """One regex on doc ids naming right answers of a topic, with the grade a match earns."""
+
+    pattern: str
+    grade: int = 1
+    regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.regex is None:
+            object.__setattr__(self, "regex", re.compile(self.pattern))
+
+    def matches(self, doc_id: str) -> bool:
+        return self.regex.search(doc_id) is not None
+
+
+@dataclass(frozen=True)
+class Preference:
+    """A deprecation pair: a doc matching ``modern`` must rank above a doc matching ``legacy``."""
+
+    modern: str
+    legacy: str
+    modern_regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    legacy_regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.modern_regex is None:
+            object.__setattr__(self, "modern_regex", re.compile(self.modern))
+        if self.legacy_regex is None:
+            object.__setattr__(self, "legacy_regex", re.compile(self.legacy))
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One query with its id, text, class and optional truth."""
+
+    query_id: str
+    query: str
+    query_class: str | None = None
+    description: str = ""
+    narrative: str = ""
+    truth: tuple[TruthPattern, ...] = ()
+    preferences: tuple[Preference, ...] = ()
+    measures: tuple[str, ...] = ()
+
+    def grade(self, doc_id: str) -> int | None:
+        """The regex-truth grade of a doc: the highest grade of all matching patterns, None if none match."""
+        grades = [t.grade for t in self.truth if t.matches(doc_id)]
+        return max(grades) if grades else None
+
+
+@dataclass(frozen=True)
+class TopicSet:
+    """A file of topics, with the grade definitions and per-class measures that travel with it."""
+
+    topics: tuple[Topic, ...]
+    name: str = "topics"
+    path: str | None = None
+    sha256: str | None = None
+    description: str = ""
+    grades: Mapping[int, str] = field(default_factory=lambda: dict(DEFAULT_GRADES))
+    class_measures: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(CLASS_MEASURES))
+
+    def __iter__(self) -> Iterator[Topic]:
+        return iter(self.topics)
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(t.query_id for t in self.topics)
+
+    def get(self, query_id: str) -> Topic | None:
+        return self.by_id.get(query_id)
+
+    @property
+    def by_id(self) -> dict[str, Topic]:
+        return {t.query_id: t for t in self.topics}
+
+    def measures_for(self, topic: Topic) -> tuple[str, ...]:
+        """A topic's measures: its own, else its class's, else the defaults."""
+        if topic.measures:
+            return topic.measures
+        if topic.query_class and topic.query_class in self.class_measures:
+            return tuple(self.class_measures[topic.query_class])
+        return DEFAULT_MEASURES
+
+    def classes(self) -> list[str]:
+        """The classes present, in order of first appearance."""
+        seen: dict[str, None] = {}
+        for t in self.topics:
+            if t.query_class:
+                seen.setdefault(t.query_class, None)
+        return list(seen)
+
+
+def trec_order_key(item: tuple[str, float]) -> tuple[float, str]:
+    """Sort key giving trec_eval's order when used with ``reverse=True``: score desc, then doc_id desc."""
+    return (item[1], item[0])
+
+
+@dataclass(frozen=True)
+class Run:
+    """One system's scored results: ``results[query_id][doc_id] = score``."""
+
+    results: Mapping[str, Mapping[str, float]]
+    name: str = "run"
+    path: str | None = None
+    run_tag: str | None = None
+
+    @property
+    def query_ids(self) -> list[str]:
+        return list(self.results)
+
+    def ranking(self, query_id: str) -> list[str]:
+        """Doc ids of a topic in trec_eval's order (score desc, ties by doc_id desc); [] if absent."""
+        docs = self.results.get(query_id)
+        if not docs:
+            return []
+        return [d for d, _ in sorted(docs.items(), key=trec_order_key, reverse=True)]
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.results.values())
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Relevance grades: ``judgments[query_id][doc_id] = relevance`` (negative = judged non-relevant)."""
+
+    judgments: Mapping[str, Mapping[str, int]]
+    name: str = "qrels"
+    path: str | None = None
+
+    @property
+    def query_ids(self) -> list[str]:
+        return list(self.judgments)
+
+    def relevant(self, query_id: str, *, min_rel: int = 1) -> set[str]:
+        return {d for d, r in self.judgments.get(query_id, {}).items() if r >= min_rel}
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.judgments.values())
