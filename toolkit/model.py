@@ -153,6 +153,9 @@ class Run:
 
     def ranking(self, query_id: str) -> list[str]:
         """Doc ids of a topic in trec_eval's order (score desc, ties by doc_id desc); [] if absent."""
+        presorted = getattr(self.results, "ranking", None)  # formats.ranked.RankedResults keeps this order
+        if presorted is not None:
+            return list(presorted(query_id))
         docs = self.results.get(query_id)
         if not docs:
             return []

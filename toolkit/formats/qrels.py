@@ -26,9 +26,7 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     for number, line in iter_data_lines(path):
         parts = line.split()
         if len(parts) != 4:
-            raise FormatError(
-                path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}"
-            )
+            raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}")
         query_id, _iteration, doc_id, rel_text = parts
         try:
             relevance = int(rel_text)

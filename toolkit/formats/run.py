@@ -25,16 +25,31 @@ def run_name(path: str | Path) -> str:
 
 
 def read_run(path: str | Path, *, name: str | None = None) -> Run:
-    """Read and validate a TREC run; any defect raises ``FormatError`` naming ``path:line``."""
+    """Read and validate a TREC run; any defect raises ``FormatError`` naming ``path:line``.
+
+    Regular files (ASCII, one space or one tab between columns — what systems write) take a vectorised path that keeps
+    each topic's docs already in trec_eval order (``Run.results`` is then a read-only ``RankedResults``).
+    Anything else, and every file with a defect, goes through the line-by-line reader, which is the
+    definition of the format and names the first bad line.
+    """
+    from toolkit.formats.ranked import read_ranked
+
+    fast = read_ranked(path)
+    if fast is not None:
+        results, tag = fast
+        return Run(results=results, name=name or run_name(path), path=str(path), run_tag=tag)
+    return read_run_lines(path, name=name)
+
+
+def read_run_lines(path: str | Path, *, name: str | None = None) -> Run:
+    """The line-by-line reader: the reference semantics of the format, with exact error messages."""
     results: dict[str, dict[str, float]] = {}
     tag: str | None = None
     count = 0
     for number, line in iter_data_lines(path):
         parts = line.split()
         if len(parts) != 6:
-            raise FormatError(
-                path, number, f"expected 6 columns ({RUN_COLUMNS}), found {len(parts)}"
-            )
+            raise FormatError(path, number, f"expected 6 columns ({RUN_COLUMNS}), found {len(parts)}")
         query_id, _q0, doc_id, _rank, score_text, run_tag = parts
         try:
             score = float(score_text)

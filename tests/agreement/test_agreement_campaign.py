@@ -1,0 +1,108 @@
+"""``agree`` on a campaign store: only current ``judge`` decisions count, gold is left out, the scale is the
+campaign's. The expected values are A4's (the campaign holds exactly A4's grades after the noise is removed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agreement_data import A4_A, A4_B
+from click.testing import CliRunner
+
+from toolkit.agreement import load_judgments
+from toolkit.agreement.judgments import is_campaign
+from toolkit.cli import main
+from toolkit.judging.records import CampaignTopic, Item
+from toolkit.judging.store import CampaignStore
+
+GRADES = {0: "not relevant", 1: "related", 2: "relevant", 3: "perfect"}
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    path = tmp_path / "judging" / "camp.sqlite"
+    items = [(f"q{i % 3 + 1}", f"d{i + 1}") for i in range(12)]
+    extra = [("q1", "d90"), ("q2", "d91")]
+    with CampaignStore.open(path, create=True) as store:
+        store.set_topics([CampaignTopic(f"q{t}", f"query {t}") for t in (1, 2, 3)], GRADES)
+        store.add_round(
+            strategy="depth",
+            depth=10,
+            budget=None,
+            runs=["r"],
+            provenance={it: [("r", 1)] for it in [*items, *extra]},
+            queued=[*items, *extra],
+            stale=[],
+            snapshots=[],
+            skipped=0,
+        )
+        store.add_assignments(
+            [Item(who, q, d, position=i) for who in ("alice", "bob") for i, (q, d) in enumerate(items)],
+            gold={("q3", "gold1"): 3},
+        )
+        for (q, d), ga, gb in zip(items, A4_A, A4_B, strict=True):
+            store.record("alice", q, d, grade=ga)
+            store.record("bob", q, d, grade=gb)
+        # Noise that must not count: a re-judgment undone, a skip, an unrateable, gold, an adjudication.
+        store.record("alice", "q1", "d1", grade=3)
+        store.undo("alice")
+        store.record("carol", "q1", "d90", action="skip")
+        store.record("carol", "q2", "d91", action="unrateable")
+        store.record("alice", "q3", "gold1", grade=0)
+        store.record("bob", "q3", "gold1", grade=3)
+        store.adjudicate("dana", "q2", "d2", 1)
+    return path
+
+
+def test_campaign_is_detected_and_filtered(campaign: Path) -> None:
+    assert is_campaign(campaign)
+    source = load_judgments(campaign)
+    assert source.kind == "campaign"
+    assert source.labels == (0, 1, 2, 3)
+    assert len(source.judgments) == 24
+    assert dict(source.excluded) == {"skip": 1, "unrateable": 1, "gold": 2}
+    assert len(load_judgments(campaign, include_gold=True).judgments) == 26
+
+
+def test_agree_on_a_campaign_gives_the_a4_values(campaign: Path) -> None:
+    result = CliRunner().invoke(main, ["agree", str(campaign), "--format", "json", "--bootstrap", "0"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["labels"] == [0, 1, 2, 3]
+    assert doc["assessors"] == ["alice", "bob"]  # carol only skipped, dana only adjudicated
+    (pair,) = doc["pairs"]
+    assert pair["n"] == 12
+    assert pair["kappa"]["unweighted"]["value"] == pytest.approx(0.444444, abs=5e-7)
+    assert pair["kappa"]["quadratic"]["value"] == pytest.approx(0.833333, abs=5e-7)
+    assert doc["krippendorff"]["ordinal"] == pytest.approx(0.838943, abs=5e-7)
+    with_gold = CliRunner().invoke(
+        main, ["agree", str(campaign), "--format", "json", "--bootstrap", "0", "--include-gold"]
+    )
+    assert json.loads(with_gold.stdout)["pairs"][0]["n"] == 13
+
+
+def test_a_missing_campaign_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.sqlite"
+    result = CliRunner().invoke(main, ["agree", str(missing)])
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == f"Error: {missing}: no such campaign; create one with `trec-toolkit pool RUN… -o {missing}`\n"
+    )
+
+
+def test_library_takes_campaign_records_directly(campaign: Path) -> None:
+    """The export manifest passes ``current_judgments()`` as is; skip/unrateable records must drop out."""
+    from toolkit.agreement import agree, agreement_summary
+
+    with CampaignStore.open(campaign) as store:
+        records = store.current_judgments()
+        scale = sorted(store.grades())
+    assert {r.action for r in records} == {"judge", "skip", "unrateable"}
+    result = agree(records, labels=scale, bootstrap=0)
+    assert result.assessors == ("alice", "bob")
+    assert result.pairs[0].quadratic.estimate.value == pytest.approx(0.833333, abs=5e-7)
+    summary = agreement_summary(records, scale)
+    assert summary["n_judgments"] == 24
+    assert summary["pairs"][0]["kappa_linear"] == pytest.approx(0.666667, abs=5e-7)

@@ -1,0 +1,225 @@
+"""``trec-toolkit audit`` end to end on a small workspace built here, and on the shipped example workspace.
+
+The small workspace's "search engine" is a script returning fixed rankings, so the expected numbers are hand
+computations: topic t1's answer is at rank 1 for `good` and rank 2 for `bad`, etc.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolkit.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+SEARCH = """
+import json, sys
+engine, query = sys.argv[1], sys.argv[2]
+docs = {
+    "good": {"alpha": ["a1", "x", "y"], "beta": ["b1", "x"], "gamma": ["x", "g1"], "delta": ["new", "old"]},
+    "bad": {"alpha": ["x", "a1", "y"], "beta": ["x", "y", "b1"], "gamma": ["x", "g1"], "delta": ["old", "new"]},
+}[engine].get(query, [])
+print(json.dumps({"results": [{"doc_id": d, "score": 10 - i} for i, d in enumerate(docs)]}))
+"""
+
+TOPICS = """
+[topicset]
+name = "mini"
+
+[[topic]]
+id = "t1"
+query = "alpha"
+class = "canonical"
+truth = ['^a1$']
+
+[[topic]]
+id = "t2"
+query = "beta"
+class = "canonical"
+truth = ['^b1$']
+
+[[topic]]
+id = "t3"
+query = "gamma"
+class = "canonical"
+truth = ['^g1$']
+
+[[topic]]
+id = "t4"
+query = "delta"
+class = "deprecation"
+truth = ['^new$']
+prefer = [{ modern = '^new$', legacy = '^old$' }]
+"""
+
+CONFIG = """
+[workspace]
+topics = "topics/mini.toml"
+baseline = "bad"
+depth = 10
+workers = 1
+
+[systems.bad]
+command = ["{python}", "search.py", "bad", "{query}"]
+parser = "json"
+ids = "results[*].doc_id"
+
+[systems.good]
+command = ["{python}", "search.py", "good", "{query}"]
+parser = "json"
+ids = "results[*].doc_id"
+
+[audit]
+measures = ["RR@10", "P@1"]
+margins = { "RR@10" = 0.05 }
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "topics" / "mini.toml").write_text(TOPICS)
+    (tmp_path / "search.py").write_text(SEARCH)
+    (tmp_path / "toolkit.toml").write_text(CONFIG)
+    return tmp_path
+
+
+def audit(*args: str):
+    result = CliRunner().invoke(main, ["audit", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_audit_writes_every_file_and_a_summary(workspace: Path):
+    code, out, err = audit("--config", str(workspace / "toolkit.toml"))
+    assert code == 0, err
+    files = sorted(p.name for p in (workspace / "audits").iterdir())
+    assert files == [
+        "audit-ci-forest.png",
+        "audit-delta-good-rr-10.png",
+        "audit-first-relevant-rank.png",
+        "audit.html",
+        "audit.json",
+        "audit.md",
+    ]
+    assert "run bad: running over 4 topics" in err and "run good: running over 4 topics" in err
+    # RR@10: bad = (1/2 + 1/3 + 1/2 + 1/2)/4 = 0.458333, good = (1 + 1 + 1/2 + 1)/4 = 0.875
+    assert out.splitlines()[0] == "Audit of good against bad on mini (4 topics, primary RR@10, seed 42)"
+    assert "good: RR@10 0.4583 → 0.8750 (delta +0.4167" in out
+    assert "good: rank 1 fixed 3, degraded 0, unchanged 1, both-suboptimal 0" in out
+    assert "good: preferences won 1, lost 0, tied 0" in out
+    # 4 topics, deltas 1/2, 2/3, 0, 1/2: mean 0.416667 > −0.05 by far, one-sided t test rejects
+    assert "good: RR@10 non-inferiority: no regression larger than 0.05 (95% lower bound" in out
+    doc = json.loads((workspace / "audits" / "audit.json").read_text())
+    assert doc["baseline"] == "bad" and doc["runs"] == ["bad", "good"]
+    assert doc["comparisons"][0]["delta"] == pytest.approx(0.875 - 0.458333333)
+    assert doc["rank1"][0]["topics"]["fixed"] == ["t1", "t2", "t4"]
+    assert doc["rank1"][0]["topics"]["unchanged"] == ["t3"]
+    assert doc["setup"]["topics"]["path"] == "topics/mini.toml"
+    assert set(doc["by_class"]) == {"canonical", "deprecation"}
+    md = (workspace / "audits" / "audit.md").read_text()
+    for section in (
+        "## Setup",
+        "## Versions",
+        "## Aggregate",
+        "## Tests",
+        "## Rank-1 buckets",
+        "## Preferences (deprecation)",
+        "## Per class",
+        "## Worst regressions (RR@10)",
+        "## Plots",
+    ):
+        assert section in md
+    assert (workspace / "qrels" / "mini.qrels").read_text() == "t1 0 a1 1\nt2 0 b1 1\nt3 0 g1 1\nt4 0 new 1\n"
+
+
+def test_second_audit_reuses_runs_and_is_byte_identical(workspace: Path):
+    assert audit("--config", str(workspace / "toolkit.toml"))[0] == 0
+    first = {p.name: p.read_bytes() for p in (workspace / "audits").iterdir()}
+    code, _, err = audit("--config", str(workspace / "toolkit.toml"))
+    assert code == 0
+    assert "run bad: reusing" in err and "run good: reusing" in err
+    assert {p.name: p.read_bytes() for p in (workspace / "audits").iterdir()} == first
+    code, _, err = audit("--config", str(workspace / "toolkit.toml"), "--rerun")
+    assert code == 0 and "run good: running over 4 topics" in err
+
+
+def test_changed_system_config_reruns(workspace: Path):
+    assert audit("--config", str(workspace / "toolkit.toml"))[0] == 0
+    config = workspace / "toolkit.toml"
+    config.write_text(config.read_text().replace('"good", "{query}"]', '"good", "{query}", "--v2"]'))
+    code, _, err = audit("--config", str(config))
+    assert code == 0
+    assert "run bad: reusing" in err and "run good: running over 4 topics" in err
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda c: c.replace('baseline = "bad"', 'baseline = "nope"'),
+            "[workspace] baseline = 'nope' is not a system; known: bad, good",
+        ),
+        (
+            lambda c: c.replace("[audit]", "[audit]\ncolour = 1"),
+            "[audit] has unknown key(s) colour; known: alpha, correction, margins, measures, name, output, primary, "
+            "qrels, seed",
+        ),
+    ],
+)
+def test_config_errors(workspace: Path, edit, message):
+    config = workspace / "toolkit.toml"
+    config.write_text(edit(config.read_text()))
+    code, _, err = audit("--config", str(config))
+    assert code == 1
+    assert err.strip() == f"Error: {config}: {message}"
+
+
+def test_gate_fails_a_degraded_run_in_the_workspace(workspace: Path):
+    assert audit("--config", str(workspace / "toolkit.toml"))[0] == 0
+    result = CliRunner().invoke(
+        main,
+        [
+            "gate",
+            "--baseline",
+            str(workspace / "runs" / "good.run"),
+            "--candidate",
+            str(workspace / "runs" / "bad.run"),
+            "--qrels",
+            str(workspace / "qrels" / "mini.qrels"),
+            "--topics",
+            str(workspace / "topics" / "mini.toml"),
+            "--rule",
+            "RR@10 drop <= 0.05",
+            "--rule",
+            "P@1 >= 1.0 class=canonical",
+        ],
+    )
+    assert result.exit_code == 3
+    assert "RR@10 drop <= 0.05" in result.stdout and "FAIL" in result.stdout
+
+
+@pytest.mark.skipif(not (REPO / "toolkit.toml").is_file(), reason="example workspace not present")
+def test_example_workspace_audit(tmp_path: Path):
+    """The README's main command on a copy of the shipped workspace: bm25f against bm25."""
+    for name in ("toolkit.toml", "topics", "runs", "qrels"):
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / name)
+        elif src.is_file():
+            shutil.copy(src, tmp_path / name)
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "audit"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Audit of bm25f against bm25 on stdlib")
+    for suffix in ("md", "json", "html"):
+        assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
+    assert len(list((tmp_path / "audits").glob("audit-*.png"))) == 3

@@ -1,0 +1,104 @@
+"""``judgments import``/``export`` in the library: path:line errors, all-or-nothing, round trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolkit.errors import FormatError
+from toolkit.judging.exchange import format_judgments, format_log, import_judgments
+from toolkit.judging.store import CampaignStore
+
+
+@pytest.fixture
+def store(tmp_path: Path, make_campaign):
+    with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as s:
+        yield s
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "in.tsv"
+    path.write_text(text)
+    return path
+
+
+GOOD = "assessor\tquery_id\tdoc_id\tgrade\n# a comment\nalice\tq1\td1\t2\nbob\t401\td3\tskip\nbob\tq1\td1\t0\tnot it\n"
+
+
+def test_import_then_export_round_trip(tmp_path: Path, store: CampaignStore) -> None:
+    assert import_judgments(store, write(tmp_path, GOOD)) == 3
+    text = format_judgments(store.current_judgments())
+    assert text == "assessor\tquery_id\tdoc_id\tgrade\nalice\tq1\td1\t2\nbob\tq1\td1\t0\nbob\t401\td3\tskip\n"
+    assert store.current("bob", "q1", "d1").note == "not it"  # type: ignore[union-attr]
+    rows = [json.loads(line) for line in format_judgments(store.current_judgments(), "jsonl").splitlines()]
+    assert [(r["assessor"], r["grade"], r["action"], r["note"]) for r in rows] == [
+        ("alice", 2, "judge", None),
+        ("bob", 0, "judge", "not it"),
+        ("bob", None, "skip", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("alice\tq1\td1\t2\nalice\tq9\td1\t2\n", 2, "unknown topic 'q9': not in this campaign"),
+        (
+            "alice\tq1\td1\t2\nalice\tq1\tzzz\t1\n",
+            2,
+            "unknown document 'zzz': not in this campaign (pool it first)",
+        ),
+        ("alice\tq1\td1\t7\n", 1, "grade 7 is not on the campaign's scale (0, 1, 2, 3)"),
+        ("alice\tq1\td1\thigh\n", 1, "expected an integer grade, 'skip' or 'unrateable', found 'high'"),
+        ("alice q1 d1 2\n", 1, "expected 4 tab-separated columns (assessor query_id doc_id grade), found 1"),
+        (
+            "alice\tq1\td1\t2\nalice\tq1\td1\t3\n",
+            2,
+            "duplicate judgment by alice of (q1, d1); first on line 1",
+        ),
+        (
+            "al,ice\tq1\td1\t2\n",
+            1,
+            "invalid assessor name 'al,ice': use a non-empty name without tabs, commas or newlines",
+        ),
+    ],
+)
+def test_import_errors_name_path_line_and_import_nothing(
+    tmp_path: Path, store: CampaignStore, text: str, line: int, message: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(FormatError) as err:
+        import_judgments(store, path)
+    assert str(err.value) == f"{path}:{line}: {message}"
+    assert store.log() == []
+
+
+def test_import_is_one_transaction(tmp_path: Path, store: CampaignStore) -> None:
+    """Even a defect only the store detects (here: a grade the store refuses) rolls back every row."""
+    rows = [("alice", "q1", "d1", 2, "judge", None), ("alice", "q1", "d2", 9, "judge", None)]
+    from toolkit.errors import StoreError
+
+    with pytest.raises(StoreError):
+        store.record_many(rows)
+    assert store.log() == []
+
+
+def test_empty_import_is_an_error(tmp_path: Path, store: CampaignStore) -> None:
+    path = write(tmp_path, "assessor\tquery_id\tdoc_id\tgrade\n")
+    with pytest.raises(FormatError, match="no judgments to import"):
+        import_judgments(store, path)
+
+
+def test_log_export(store: CampaignStore) -> None:
+    store.record("alice", "q1", "d1", grade=2, note="tab\there", duration_ms=5)
+    store.undo("alice")
+    lines = format_log(store.log()).splitlines()
+    assert (
+        lines[0]
+        == "event_id\ttime\tassessor\tquery_id\tdoc_id\taction\tgrade\tnote\tduration_ms\tposition\tcontent_hash\tundoes"
+    )
+    first = lines[1].split("\t")
+    assert (first[0], first[2:9]) == ("1", ["alice", "q1", "d1", "judge", "2", "tab here", "5"])
+    second = lines[2].split("\t")
+    assert (second[5], second[6], second[11]) == ("undo", "", "1")

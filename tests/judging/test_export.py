@@ -1,0 +1,138 @@
+"""Every export policy on hand-made judgments; expected grades worked out by hand in each comment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.errors import UsageError
+from toolkit.judging.export import combine, export_qrels, parse_policy, round_half_up
+from toolkit.judging.store import CampaignStore
+
+# pool: (q1,d1) (q1,d2) (401,d3) (401,d1); three assessors.
+#   (q1,d1):  alice 0, bob 3, carol 3      majority 3; mean 2 (6/3); max 3; min 0
+#   (q1,d2):  alice 1, bob 2               majority tie {1,2} → 1 (lowest); mean 1.5 → 2 (half up); max 2; min 1
+#   (401,d3): alice 2, bob skip, carol unrateable   every policy 2 (skip/unrateable are not grades)
+#   (401,d1): alice unrateable, bob skip   no grade under any policy → unjudged
+JUDGMENTS = [
+    ("alice", "q1", "d1", 0, "judge"),
+    ("bob", "q1", "d1", 3, "judge"),
+    ("carol", "q1", "d1", 3, "judge"),
+    ("alice", "q1", "d2", 1, "judge"),
+    ("bob", "q1", "d2", 2, "judge"),
+    ("alice", "401", "d3", 2, "judge"),
+    ("bob", "401", "d3", None, "skip"),
+    ("carol", "401", "d3", None, "unrateable"),
+    ("alice", "401", "d1", None, "unrateable"),
+    ("bob", "401", "d1", None, "skip"),
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path, make_campaign):
+    path = make_campaign(tmp_path / "c.sqlite", assessors=("alice", "bob", "carol"))
+    with CampaignStore.open(path) as s:
+        s.record_many([(a, q, d, g, act, None) for a, q, d, g, act in JUDGMENTS])
+        yield s
+
+
+def qrels_of(store: CampaignStore, policy: str, **kw) -> dict[str, dict[str, int]]:
+    result = export_qrels(store, parse_policy(policy, **kw.pop("parse", {})), **kw)
+    return {q: dict(docs) for q, docs in result.qrels.judgments.items()}
+
+
+@pytest.mark.parametrize(
+    ("policy", "expected"),
+    [
+        ("majority", {"q1": {"d1": 3, "d2": 1}, "401": {"d3": 2}}),
+        ("mean", {"q1": {"d1": 2, "d2": 2}, "401": {"d3": 2}}),
+        ("max", {"q1": {"d1": 3, "d2": 2}, "401": {"d3": 2}}),
+        ("min", {"q1": {"d1": 0, "d2": 1}, "401": {"d3": 2}}),
+        ("assessor=bob", {"q1": {"d1": 3, "d2": 2}}),
+        ("assessor=carol", {"q1": {"d1": 3}}),
+        (
+            "adjudicated",
+            {"q1": {"d1": 3, "d2": 1}, "401": {"d3": 2}},
+        ),  # no adjudication: the majority fallback
+    ],
+)
+def test_policies(store: CampaignStore, policy: str, expected: dict[str, dict[str, int]]) -> None:
+    assert qrels_of(store, policy) == expected
+
+
+def test_unjudged_minus_one_writes_every_pool_item(store: CampaignStore) -> None:
+    assert qrels_of(store, "majority", unjudged=-1) == {"q1": {"d1": 3, "d2": 1}, "401": {"d1": -1, "d3": 2}}
+    # assessor=carol judged only (q1,d1); the other three pool items are unjudged for her
+    assert qrels_of(store, "assessor=carol", unjudged=-1) == {
+        "q1": {"d1": 3, "d2": -1},
+        "401": {"d1": -1, "d3": -1},
+    }
+
+
+def test_adjudicated_overrides_and_falls_back(store: CampaignStore) -> None:
+    store.adjudicate("judy", "q1", "d2", 2)  # settles the 1-vs-2 split
+    store.adjudicate("judy", "401", "d1", 0)  # an item nobody graded can still be adjudicated
+    assert qrels_of(store, "adjudicated") == {"q1": {"d1": 3, "d2": 2}, "401": {"d1": 0, "d3": 2}}
+    # fallback min for the unadjudicated (q1,d1): min(0,3,3) = 0; (401,d3): 2
+    assert qrels_of(store, "adjudicated", parse={"fallback": "min"}) == {
+        "q1": {"d1": 0, "d2": 2},
+        "401": {"d1": 0, "d3": 2},
+    }
+    result = export_qrels(store, parse_policy("adjudicated"))
+    assert result.manifest()["counts"]["adjudicated"] == 2  # type: ignore[index]
+
+
+def test_gold_items_are_never_exported(tmp_path: Path, make_campaign) -> None:
+    path = make_campaign(tmp_path / "c.sqlite", assessors=("alice",))
+    with CampaignStore.open(path) as store:
+        from toolkit.judging.records import Item
+
+        store.add_assignments([Item("alice", "q1", "d3", 10, gold=True)], gold={("q1", "d3"): 3})
+        store.record("alice", "q1", "d3", grade=3)
+        store.record("alice", "q1", "d1", grade=1)
+        result = export_qrels(store, parse_policy("max"), unjudged=-1)
+        assert result.qrels.judgments == {"q1": {"d1": 1, "d2": -1}, "401": {"d1": -1, "d3": -1}}
+        assert result.gold_excluded == 1
+
+
+def test_manifest_counts(store: CampaignStore) -> None:
+    result = export_qrels(store, parse_policy("majority"))
+    assert result.manifest() == {
+        "policy": "majority",
+        "assessors": ["alice", "bob", "carol"],
+        "counts": {
+            "items": 4,
+            "graded": 3,
+            "unjudged": 1,
+            "unjudged_written_as": None,
+            "adjudicated": 0,
+            "majority_ties": 1,
+            "gold_excluded": 0,
+            "grades": {"1": 1, "2": 1, "3": 1},
+        },
+    }
+
+
+def test_combine_rules_by_hand() -> None:
+    assert combine([0, 0, 3, 3, 2], "majority") == (0, True)  # tie between 0 and 3 → lowest
+    assert combine([2, 2, 3], "majority") == (2, False)
+    assert combine([0, 1], "mean") == (1, False)  # 0.5 → 1 (half up; Python's round gives 0)
+    assert combine([2, 3], "mean") == (3, False)  # 2.5 → 3 (Python's round gives 2)
+    assert combine([1, 1, 2], "mean") == (1, False)  # 1.333 → 1
+    assert round_half_up(2.5) == 3 and round_half_up(1.4999) == 1
+
+
+def test_bad_policies(store: CampaignStore) -> None:
+    with pytest.raises(
+        UsageError, match=r"--policy median: use one of adjudicated, majority, mean, max, min, assessor=NAME"
+    ):
+        parse_policy("median")
+    with pytest.raises(UsageError, match="--policy assessor=NAME: name the assessor"):
+        parse_policy("assessor=")
+    with pytest.raises(
+        UsageError, match=r"--policy assessor=zed: no such assessor in this campaign \(alice, bob, carol\)"
+    ):
+        export_qrels(store, parse_policy("assessor=zed"))
+    with pytest.raises(UsageError, match="--unjudged 0: use -1 or skip"):
+        export_qrels(store, parse_policy("max"), unjudged=0)

@@ -1,0 +1,216 @@
+"""The campaign store's assessor API: queue, record, undo, notes, progress, disagreements, schema checks."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from toolkit.errors import StoreError
+from toolkit.judging.records import Item
+from toolkit.judging.schema import SCHEMA_VERSION
+from toolkit.judging.store import CampaignStore
+from toolkit.model import DEFAULT_GRADES
+
+
+@pytest.fixture
+def store(tmp_path: Path, make_campaign):
+    with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as s:
+        yield s
+
+
+def test_missing_campaign_is_an_error_with_a_fix(tmp_path: Path) -> None:
+    path = tmp_path / "none.sqlite"
+    with pytest.raises(StoreError) as err:
+        CampaignStore.open(path)
+    assert str(err.value) == f"{path}: no such campaign; create one with `trec-toolkit pool RUN… -o {path}`"
+    assert not path.exists()
+
+
+def test_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x.sqlite"
+    path.write_text("hello, not sqlite\n" * 100)
+    with pytest.raises(StoreError, match="not a campaign database"):
+        CampaignStore.open(path)
+
+
+def test_foreign_sqlite_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="an SQLite file but not a campaign database"):
+        CampaignStore.open(path)
+
+
+def test_newer_schema_is_refused(tmp_path: Path, make_campaign) -> None:
+    path = make_campaign(tmp_path / "c.sqlite")
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this trec-toolkit supports"):
+        CampaignStore.open(path)
+
+
+def test_settings_wal_full_and_version(store: CampaignStore) -> None:
+    conn = store._conn
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_topics_grades_documents(store: CampaignStore) -> None:
+    assert [t.query_id for t in store.topics()] == ["q1", "401"]
+    assert store.topic("401").query_class == "prose"
+    assert store.grades() == DEFAULT_GRADES
+    doc = store.document("d1")
+    assert (doc.title, doc.text, doc.fetch_error) == ("Apple", "apple text", None)
+    with pytest.raises(StoreError, match="no snapshot of document 'zz'"):
+        store.document("zz")
+    with pytest.raises(StoreError, match="no topic 'q9'"):
+        store.topic("q9")
+
+
+def test_items_and_documents_are_blind(store: CampaignStore) -> None:
+    fields = set(Item.__dataclass_fields__) | set(type(store.document("d1")).__dataclass_fields__)
+    assert not fields & {"run", "rank", "runs", "provenance", "score"}
+    assert [(p.run, p.rank) for p in store.provenance("q1")] == [("runA", 1), ("runA", 2)]
+
+
+def test_queue_next_item_and_resume(store: CampaignStore) -> None:
+    queue = store.queue("alice")
+    assert [(i.query_id, i.doc_id, i.position) for i in queue] == [
+        ("q1", "d1", 0),
+        ("q1", "d2", 1),
+        ("401", "d3", 2),
+        ("401", "d1", 3),
+    ]
+    assert store.next_item("alice") == queue[0]
+    store.record("alice", "q1", "d1", grade=2, duration_ms=1200, position=0)
+    assert store.resume_position("alice") == 1
+    store.record("alice", "q1", "d2", action="skip")
+    assert store.next_item("alice") == queue[2]  # skipped items come back last
+    store.record("alice", "401", "d3", action="unrateable")
+    store.record("alice", "401", "d1", grade=0)
+    assert store.next_item("alice") == queue[1]
+    assert store.resume_position("alice") == 1
+    store.record("alice", "q1", "d2", grade=1)
+    assert store.next_item("alice") is None
+    assert store.resume_position("alice") == 4
+
+
+def test_skip_and_unrateable_are_never_grades(store: CampaignStore) -> None:
+    with pytest.raises(StoreError, match="carries no grade"):
+        store.record("alice", "q1", "d1", grade=1, action="skip")
+    with pytest.raises(StoreError, match="grade None is not on this campaign's scale"):
+        store.record("alice", "q1", "d1")
+    with pytest.raises(StoreError, match=r"grade 4 is not on this campaign's scale \(0, 1, 2, 3\)"):
+        store.record("alice", "q1", "d1", grade=4)
+    with pytest.raises(StoreError, match="unknown action 'maybe'"):
+        store.record("alice", "q1", "d1", action="maybe")
+    store.record("alice", "q1", "d1", action="unrateable")
+    j = store.current("alice", "q1", "d1")
+    assert j is not None and (j.action, j.grade) == ("unrateable", None)
+    assert store.log()[-1].grade is None
+
+
+def test_unknown_topic_doc_and_bad_assessor(store: CampaignStore) -> None:
+    with pytest.raises(StoreError, match="no topic 'q9'"):
+        store.record("alice", "q9", "d1", grade=1)
+    with pytest.raises(StoreError, match="document 'd9' is not in this campaign"):
+        store.record("alice", "q1", "d9", grade=1)
+    with pytest.raises(StoreError, match="invalid assessor name 'a b\\\\t'"):
+        store.record("a b\t", "q1", "d1", grade=1)
+    assert store.log() == []
+
+
+def test_undo_appends_and_restores_earlier_grade(store: CampaignStore) -> None:
+    store.record("alice", "q1", "d1", grade=1)
+    store.record("alice", "q1", "d2", grade=3)
+    store.record("alice", "q1", "d1", grade=2)  # re-judged
+    undone = store.undo("alice")
+    assert undone is not None and (undone.query_id, undone.doc_id, undone.position) == ("q1", "d1", 0)
+    assert store.current("alice", "q1", "d1").grade == 1  # type: ignore[union-attr]
+    assert store.undo("alice").doc_id == "d2"  # type: ignore[union-attr]
+    assert store.current("alice", "q1", "d2") is None
+    assert store.undo("alice").doc_id == "d1"  # type: ignore[union-attr]
+    assert store.undo("alice") is None
+    actions = [e.action for e in store.log()]
+    assert actions == ["judge", "judge", "judge", "undo", "undo", "undo"]
+    assert [e.undoes for e in store.log()[3:]] == [3, 2, 1]
+    assert store.undo("bob") is None  # bob's undo never touches alice's work
+
+
+def test_log_is_append_only_even_for_raw_sql(store: CampaignStore) -> None:
+    store.record("alice", "q1", "d1", grade=1)
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store._conn.execute("UPDATE judgment_log SET grade = 3")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store._conn.execute("DELETE FROM judgment_log")
+
+
+def test_notes(store: CampaignStore) -> None:
+    store.record("alice", "q1", "d1", grade=2, note="first")
+    assert store.current("alice", "q1", "d1").note == "first"  # type: ignore[union-attr]
+    store.add_note("alice", "q1", "d1", "on second thought")
+    j = store.current("alice", "q1", "d1")
+    assert j is not None and (j.grade, j.note) == (2, "on second thought")
+
+
+def test_progress(store: CampaignStore) -> None:
+    store.record("alice", "q1", "d1", grade=2, duration_ms=1000)
+    store.record("alice", "q1", "d2", action="skip", duration_ms=50)
+    store.record("alice", "401", "d3", action="unrateable", duration_ms=3000)
+    rows = {(r.assessor, r.query_id): r for r in store.progress()}
+    a = rows[("alice", "q1")]
+    assert (a.assigned, a.judged, a.skipped, a.unrateable, a.remaining, a.median_ms) == (
+        2,
+        1,
+        1,
+        0,
+        1,
+        1000.0,
+    )
+    b = rows[("alice", "401")]
+    assert (b.assigned, b.judged, b.unrateable, b.remaining, b.median_ms) == (2, 0, 1, 1, 3000.0)
+    assert rows[("bob", "q1")].remaining == 2 and rows[("bob", "q1")].median_ms is None
+    assert [k for k in rows] == [("alice", "q1"), ("alice", "401"), ("bob", "q1"), ("bob", "401")]
+
+
+def test_disagreements_and_adjudication(tmp_path: Path, make_campaign) -> None:
+    with CampaignStore.open(
+        make_campaign(tmp_path / "c.sqlite", assessors=("alice", "bob", "carol"))
+    ) as store:
+        store.record("alice", "q1", "d1", grade=0, note="off topic")
+        store.record("bob", "q1", "d1", grade=3)
+        store.record("alice", "q1", "d2", grade=1)
+        store.record("bob", "q1", "d2", grade=2)
+        store.record("carol", "q1", "d2", grade=2)
+        store.record("alice", "401", "d3", grade=2)
+        store.record("bob", "401", "d3", grade=2)  # agreement: not listed
+        store.record("carol", "401", "d3", action="unrateable")  # never a grade
+        found = store.disagreements()
+        assert [(d.query_id, d.doc_id, d.spread) for d in found] == [("q1", "d1", 3), ("q1", "d2", 1)]
+        assert [(g.assessor, g.grade, g.note) for g in found[0].grades] == [
+            ("alice", 0, "off topic"),
+            ("bob", 3, None),
+        ]
+        store.adjudicate("judy", "q1", "d1", 2, note="partly relevant")
+        assert store.disagreements()[0].adjudicated == 2
+        assert store.adjudications()[("q1", "d1")].assessor == "judy"
+        assert "judy" not in store.assessors()
+        store.undo("judy")
+        assert store.adjudications() == {}
+        assert all(j.action != "adjudicate" for j in store.current_judgments())
+
+
+def test_reopen_keeps_everything(tmp_path: Path, make_campaign) -> None:
+    path = make_campaign(tmp_path / "c.sqlite")
+    with CampaignStore.open(path) as store:
+        store.record("alice", "q1", "d1", grade=3)
+    with CampaignStore.open(path) as store:
+        assert store.current("alice", "q1", "d1").grade == 3  # type: ignore[union-attr]
+        assert len(store.log()) == 1

@@ -1,0 +1,149 @@
+"""Doc sources: command template (argv, no shell), JSONL/TSV corpora, folders; failures recorded."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolkit.errors import ConfigError, FormatError, UsageError
+from toolkit.pooling.docsource import (
+    CommandDocSource,
+    content_hash,
+    doc_source_from_config,
+    doc_source_from_option,
+    fetch_documents,
+)
+
+SHOW = """
+import json, sys
+doc = sys.argv[1]
+if doc == "missing":
+    print("Error: unknown doc id", file=sys.stderr); sys.exit(1)
+if doc.startswith("json"):
+    print(json.dumps({"title": "T " + doc, "text": "body of " + doc}))
+elif doc == "empty":
+    pass
+else:
+    sys.stdout.write("# Title of " + doc + "\\n\\nPlain body; $(rm -rf /) stays text\\n")
+"""
+
+
+def test_content_hash_is_sha256_of_title_nul_text() -> None:
+    assert content_hash("T", "x") == hashlib.sha256(b"T\x00x").hexdigest()
+
+
+def test_command_source(tmp_path: Path) -> None:
+    script = tmp_path / "show.py"
+    script.write_text(SHOW)
+    source = doc_source_from_config({"command": ["python", str(script), "{doc_id}"]}, tmp_path)
+    assert isinstance(source, CommandDocSource)
+    assert (
+        source.argv("a b;c")[0] == sys.executable and source.argv("a b;c")[2] == "a b;c"
+    )  # one argv element
+    docs = fetch_documents(source, ["json1", "plain doc; $(x)", "missing", "empty", "json1"])
+    assert list(docs) == ["json1", "plain doc; $(x)", "missing", "empty"]
+    assert (docs["json1"].title, docs["json1"].text) == ("T json1", "body of json1")
+    plain = docs["plain doc; $(x)"]
+    assert plain.title == "Title of plain doc; $(x)"
+    assert plain.text == "# Title of plain doc; $(x)\n\nPlain body; $(rm -rf /) stays text\n"
+    assert plain.content_hash == content_hash(plain.title, plain.text)
+    assert docs["missing"].fetch_error == "exit status 1: Error: unknown doc id"
+    assert docs["missing"].content_hash is None and docs["missing"].text == ""
+    assert docs["empty"].fetch_error == "the doc command printed nothing"
+
+
+def test_command_not_found(tmp_path: Path) -> None:
+    source = CommandDocSource(("no-such-program-xyz", "{doc_id}"))
+    assert source.fetch("d").fetch_error == "command not found: no-such-program-xyz"
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"command": "show {doc_id}"}, "must be a non-empty argv list"),
+        ({"command": []}, "must be a non-empty argv list"),
+        ({"command": ["show", 3]}, "elements must all be strings"),
+        ({"command": ["show"]}, "must contain {doc_id}"),
+    ],
+)
+def test_bad_command_config(tmp_path: Path, section: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        doc_source_from_config(section, tmp_path)
+
+
+def test_no_config_is_none(tmp_path: Path) -> None:
+    assert doc_source_from_config({}, tmp_path) is None
+
+
+def test_jsonl_and_tsv_corpora(tmp_path: Path) -> None:
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"docno": "d1", "title": "One", "text": "first"}\n{"id": 2, "body": "second"}\n')
+    docs = doc_source_from_option(jsonl).fetch_many(["d1", "2", "d9"])
+    assert (docs["d1"].title, docs["d1"].text) == ("One", "first")
+    assert (docs["2"].title, docs["2"].text) == ("", "second")
+    assert docs["d9"].fetch_error == f"not in {jsonl}"
+    tsv = tmp_path / "c.tsv"
+    tsv.write_text("d1\tline one\\nline two\nd2\tTitle\tbody\n")
+    docs = doc_source_from_option(tsv).fetch_many(["d1", "d2"])
+    assert docs["d1"].text == "line one\nline two"
+    assert (docs["d2"].title, docs["d2"].text) == ("Title", "body")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "c.jsonl",
+            '{"doc_id": "a", "text": "x"}\n{"doc_id": "a", "text": "y"}\n',
+            "2: duplicate document 'a'",
+        ),
+        ("c.jsonl", '{"doc_id": "a"}\n', "1: missing document text (one of text, body, contents)"),
+        ("c.jsonl", '{"text": "x"}\n', "1: missing document id (one of doc_id, docno, id, _id)"),
+        ("c.jsonl", "[1]\n", "1: expected a JSON object per line"),
+        ("c.jsonl", "{oops\n", "1: invalid JSON"),
+        ("c.tsv", "a\n", "1: expected doc_id<TAB>text or doc_id<TAB>title<TAB>text, found 1 columns"),
+    ],
+)
+def test_corpus_errors_name_path_line(tmp_path: Path, name: str, text: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(FormatError) as err:
+        doc_source_from_option(path)
+    assert str(err.value).startswith(f"{path}:{message}")
+
+
+def test_folder_source_with_percent_encoded_ids(tmp_path: Path) -> None:
+    (tmp_path / "plain.txt").write_text("Plain title\nbody\n")
+    (tmp_path / "pydoc%3A%2F%2Fos.path.md").write_text("# os.path\n\ntext\n")
+    docs = doc_source_from_option(tmp_path).fetch_many(["plain", "pydoc://os.path", "../etc"])
+    assert docs["plain"].title == "Plain title"
+    assert docs["pydoc://os.path"].title == "os.path"
+    assert docs["../etc"].fetch_error == f"no file for it in {tmp_path}"
+
+
+def test_missing_docs_option(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="--docs .*nope.jsonl: no such file or folder"):
+        doc_source_from_option(tmp_path / "nope.jsonl")
+
+
+def test_fetch_documents_reports_progress_per_chunk() -> None:
+    from toolkit.pooling.docsource import CorpusDocSource
+
+    seen: list[tuple[int, int]] = []
+    docs = fetch_documents(
+        CorpusDocSource({f"d{i}": ("", "x") for i in range(5)}),
+        [f"d{i}" for i in (0, 1, 2, 2, 3, 4)],
+        progress=lambda done, total: seen.append((done, total)),
+        chunk=2,
+    )
+    assert list(docs) == ["d0", "d1", "d2", "d3", "d4"]
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+def test_config_path_corpus(tmp_path: Path) -> None:
+    (tmp_path / "c.tsv").write_text("d1\tT\tbody\n")
+    source = doc_source_from_config({"path": "c.tsv"}, tmp_path)
+    assert source is not None and source.fetch_many(["d1"])["d1"].title == "T"

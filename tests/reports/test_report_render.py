@@ -1,0 +1,79 @@
+"""Reports: deterministic bytes, strict JSON, number formatting, Markdown/HTML structure, PNG plots."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from toolkit.formats import read_qrels, read_run, read_topics
+from toolkit.reports import render, write_audit
+from toolkit.reports.jsonreport import _clean
+from toolkit.reports.numbers import interval, pval, signed
+from toolkit.stats import compare_runs
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "stats"
+
+
+@pytest.fixture(scope="module")
+def result():
+    runs = [read_run(DATA / "s3-a.run"), read_run(DATA / "s3-b.run")]
+    return compare_runs(
+        runs, read_qrels(DATA / "s3.qrels"), topics=read_topics(DATA / "s3.toml"), margins={"P@1": 0.1}
+    )
+
+
+def test_numbers():
+    assert signed(0.18) == "+0.1800" and signed(-0.00001) == "+0.0000" and signed(None) == "–"
+    assert pval(0.1875) == "0.1875" and pval(2e-6) == "2.0e-06" and pval(float("nan")) == "–"
+    assert interval((-0.045, 0.4)) == "[-0.0450, +0.4000]"
+
+
+def test_json_is_strict_and_never_rounded(result):
+    doc = json.loads(render(result, "json"))
+    assert doc["comparisons"][0]["mean_baseline"] == 0.5  # s3-a: modern page at rank 2 on all 20 topics
+    assert _clean({"x": [float("nan"), math.inf, 1.5]}) == {"x": [None, None, 1.5]}
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "json", "html"])
+def test_deterministic(result, fmt):
+    runs = [read_run(DATA / "s3-a.run"), read_run(DATA / "s3-b.run")]
+    again = compare_runs(
+        runs, read_qrels(DATA / "s3.qrels"), topics=read_topics(DATA / "s3.toml"), margins={"P@1": 0.1}
+    )
+    assert render(result, fmt) == render(again, fmt)
+
+
+def test_markdown_sections(result):
+    md = render(result, "md", topics=read_topics(DATA / "s3.toml"))
+    for heading in (
+        "# Audit: s3-b vs s3-a",
+        "## Setup",
+        "## Versions",
+        "## Aggregate",
+        "## Tests",
+        "### Non-inferiority of s3-b",
+        "## Rank-1 buckets",
+        "## Preferences (deprecation)",
+        "## Per class",
+        "### deprecation (20 topics)",
+        "## Worst regressions (RR@10)",
+    ):
+        assert heading + "\n" in md
+    assert "| P@1 | 0.1 | +0.6500 |" in md
+    assert "deprecated api 14" in md  # worst regressions show the query text
+
+
+def test_text_has_colour_only_when_asked(result):
+    assert "\x1b[" not in render(result, "table")
+    assert "\x1b[1m" in render(result, "table", color=True)
+
+
+def test_write_audit_bundle_is_byte_identical(result, tmp_path):
+    first = write_audit(result, tmp_path / "a")
+    second = write_audit(result, tmp_path / "b")
+    assert [p.name for p in first] == [p.name for p in second]
+    for p, q in zip(first, second, strict=True):
+        assert p.read_bytes() == q.read_bytes(), p.name
+    html = (tmp_path / "a" / "audit.html").read_text()
+    assert html.count("data:image/png;base64,") == 3 and "<script" not in html

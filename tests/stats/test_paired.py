@@ -1,0 +1,148 @@
+"""The two-run battery on S1's per-topic RR@10 values (reference README S1)."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from toolkit.errors import ToolkitError, ToolkitWarning
+from toolkit.stats.paired import paired_test
+
+A = [1, 2, None, 3, 1, 4, None, 1, 2, 5]
+B = [1, 1, 2, 3, 2, 1, None, 1, 1, 4]
+IDS = [f"q{i}" for i in range(1, 11)]
+
+
+def rr(rank):
+    return 0.0 if rank is None else 1 / rank
+
+
+def s1(**kw):
+    return paired_test(
+        {q: rr(r) for q, r in zip(IDS, A, strict=True)},
+        {q: rr(r) for q, r in zip(IDS, B, strict=True)},
+        measure="RR@10",
+        **kw,
+    )
+
+
+def test_s1_means_and_delta():
+    r = s1()
+    assert r.n == 10 and r.n_nonzero == 6
+    assert r.delta == pytest.approx(0.18)
+    assert r.diffs == pytest.approx((0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05))
+
+
+def test_s1_randomization():
+    r = s1()
+    assert r.randomization.exact and r.randomization.pvalue == 3 / 16
+
+
+def test_s1_t_test_ci_and_effect():
+    r = s1()
+    assert r.t.statistic == pytest.approx(1.532879, abs=1e-6)
+    assert r.t.df == 9
+    assert r.t.pvalue == pytest.approx(0.159671, abs=1e-6)
+    assert r.ci95_t == pytest.approx((-0.085636, 0.445636), abs=1e-6)
+    assert r.d_z == pytest.approx(0.484739, abs=1e-6)
+
+
+def test_s1_wilcoxon_exact_conditional():
+    w = s1().wilcoxon
+    assert (w.r_plus, w.r_minus) == (17.5, 3.5)
+    assert w.pvalue == pytest.approx(0.1875, abs=1e-12)
+    assert w.zero_method == "wilcox" and w.method == "exact conditional" and w.correction is False
+    assert s1().rank_biserial == pytest.approx((17.5 - 3.5) / 21)
+
+
+@pytest.mark.parametrize("correction, expected", [(False, 0.131131), (True, 0.160967)])
+def test_s1_wilcoxon_normal_approximation(correction, expected):
+    w = s1(wilcoxon_method="asymptotic", correction=correction).wilcoxon
+    assert w.pvalue == pytest.approx(expected, abs=1e-6)
+    assert w.method == "asymptotic" and w.correction is correction
+
+
+def test_s1_mde_is_statsmodels_effect_times_sd():
+    from statsmodels.stats.power import TTestPower
+
+    d = np.array([0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05])
+    effect = TTestPower().solve_power(nobs=10, alpha=0.05, power=0.8)
+    assert s1().mde80 == pytest.approx(effect * d.std(ddof=1))
+
+
+def test_bootstrap_ci_is_seeded_and_contains_the_mean():
+    a, b = s1(seed=1), s1(seed=1)
+    assert a.ci95 == b.ci95
+    assert a.ci95[0] < 0.18 < a.ci95[1]
+
+
+def test_noninferiority():
+    r = s1(margin=0.05)
+    ni = r.noninferiority
+    # t = (mean + margin) / (sd/√n); lower bound = mean − t_{0.95,9}·sd/√n (hand formula)
+    sd = np.std([0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05], ddof=1)
+    assert ni.statistic == pytest.approx((0.18 + 0.05) / (sd / math.sqrt(10)))
+    assert ni.ci_lower == pytest.approx(0.18 - 1.833113 * sd / math.sqrt(10), abs=1e-6)
+    assert ni.holds is (ni.pvalue < 0.05)
+    assert (
+        s1(margin=0.0).noninferiority.holds is False
+    )  # a lower bound below 0 does not rule out a regression
+
+
+def test_fewer_than_six_nonzero_pairs_say_so():
+    r = paired_test({"a": 0, "b": 0, "c": 0}, {"a": 1, "b": 1, "c": 0}, measure="P@1")
+    assert "cannot reach α = 0.05 with 2 non-zero pairs" in r.notes
+
+
+def test_all_zero_deltas():
+    r = paired_test({"a": 0.5, "b": 1.0}, {"a": 0.5, "b": 1.0}, measure="RR@10")
+    assert r.pvalue == 1.0 and r.t.statistic is None and r.d_z is None and r.mde80 is None
+    assert r.wilcoxon.pvalue == 1.0
+    assert "all per-topic differences are zero" in r.notes
+
+
+def test_missing_and_nan_topics_are_dropped_with_a_warning():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = paired_test(
+            {"a": 1.0, "b": float("nan"), "c": 0.5}, {"a": 0.5, "b": 1.0, "d": 1.0}, measure="RR@10"
+        )
+    messages = [str(w.message) for w in caught if issubclass(w.category, ToolkitWarning)]
+    assert "RR@10: 1 topic(s) missing from candidate were left out: c" in messages
+    assert "RR@10: 1 topic(s) missing from baseline were left out: d" in messages
+    assert "RR@10: 1 topic(s) with a NaN/infinite value were left out: b" in messages
+    assert r.n == 1 and r.topics == ("a",)
+
+
+def test_no_shared_topic_is_an_error():
+    with pytest.raises(ToolkitError, match="share no topic"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paired_test({"a": 1.0}, {"b": 1.0}, measure="RR@10")
+
+
+def test_exact_conditional_wilcoxon_matches_scipy_permutation():
+    # independent oracle: scipy's permutation test enumerates all 2^m sign flips when n_resamples >= 2^m
+    from scipy import stats
+
+    d = np.array([0.2, -0.1, 0.2, 0.3, 0.1, -0.2, 0.2, 0.3, 0.1, 0.4, -0.1, 0.2])  # tied magnitudes
+    ours = paired_test(dict(enumerate(np.zeros(12))), dict(enumerate(d)), measure="nDCG@10").wilcoxon
+    ref = stats.wilcoxon(
+        d,
+        zero_method="wilcox",
+        correction=False,
+        alternative="two-sided",
+        method=stats.PermutationMethod(n_resamples=2**12),
+    )
+    assert ours.method == "exact conditional"
+    assert ours.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+    assert ours.statistic == ref.statistic
+
+
+def test_untied_wilcoxon_uses_scipy_exact():
+    from scipy import stats
+
+    d = np.array([0.11, -0.02, 0.23, 0.35, 0.04, -0.16, 0.27, 0.08])
+    ours = paired_test(dict(enumerate(np.zeros(8))), dict(enumerate(d)), measure="nDCG@10").wilcoxon
+    ref = stats.wilcoxon(d, zero_method="wilcox", correction=False, alternative="two-sided", method="exact")
+    assert ours.method == "exact" and ours.pvalue == ref.pvalue

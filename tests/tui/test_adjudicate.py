@@ -1,0 +1,123 @@
+"""Pilot tests of `adjudicate` and of the organiser's screen, asserting on the campaign store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_helpers import QUEUE, async_test, build_campaign, settle
+
+from toolkit.judging.store import CampaignStore
+from toolkit.tui.adjudicate import AssessorsPanel, adjudicate_app
+from toolkit.tui.organiser import organiser_report
+from toolkit.tui.progress import ProgressApp
+from toolkit.tui.screens import DoneScreen
+from toolkit.tui.widgets import DocumentView
+
+SIZE = (110, 36)
+
+#: alice and bob on the first four items of QUEUE: spreads 3 (doc-a), 1 (doc-b), 0 (doc-c), 2 (doc-d).
+GRADES = {"alice": [3, 1, 0, 2], "bob": [0, 2, 0, 0]}
+
+
+def disagreeing(tmp_path: Path) -> Path:
+    path = build_campaign(tmp_path / "adj.sqlite", assessors=("alice", "bob"))
+    with CampaignStore.open(path) as store:
+        for assessor, grades in GRADES.items():
+            for (query_id, doc_id), grade in zip(QUEUE, grades, strict=False):
+                store.record(assessor, query_id, doc_id, grade=grade, duration_ms=1000 + 100 * grade)
+        store.add_note("bob", "t1", "doc-a", "only the title matches")
+    return path
+
+
+@async_test
+async def test_adjudication_walks_widest_disagreement_first_and_records_grades(tmp_path: Path) -> None:
+    path = disagreeing(tmp_path)
+    app = adjudicate_app(path, "carol", show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.query_one(DocumentView)
+        assert view.doc_id == "doc-a"  # spread 3
+        panel = str(app.query_one(AssessorsPanel).render())
+        assert "alice: grade 3" in panel and "bob: grade 0" in panel and "only the title matches" in panel
+        await pilot.press("c", *"title", "enter", "2")
+        await settle(pilot)
+        assert view.doc_id == "doc-d"  # spread 2
+        await pilot.press("s")  # leave doc-d for later
+        await settle(pilot)
+        assert view.doc_id == "doc-b"  # spread 1
+        await pilot.press("1")
+        await settle(pilot)
+        assert view.doc_id == "doc-d"  # the skipped one comes round again
+        await pilot.press("u")  # undo doc-b's adjudication
+        await settle(pilot)
+        assert view.doc_id == "doc-b"
+        await pilot.press("2", "3")
+        await settle(pilot)
+        assert isinstance(app.screen, DoneScreen)
+    with CampaignStore.open(path) as store:
+        adjudicated = {key: (j.assessor, j.grade, j.note) for key, j in store.adjudications().items()}
+        assert [(e.action, e.doc_id) for e in store.log() if e.assessor == "carol"] == [
+            ("adjudicate", "doc-a"),
+            ("adjudicate", "doc-b"),
+            ("undo", "doc-b"),
+            ("adjudicate", "doc-b"),
+            ("adjudicate", "doc-d"),
+        ]
+    assert adjudicated == {
+        ("t1", "doc-a"): ("carol", 2, "title"),
+        ("t1", "doc-b"): ("carol", 2, None),
+        ("t2", "doc-d"): ("carol", 3, None),
+    }
+
+
+@async_test
+async def test_adjudication_without_disagreements_says_so(campaign: Path) -> None:
+    app = adjudicate_app(campaign, "carol", show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, DoneScreen)
+        assert "No disagreements" in app.screen.summary
+
+
+def test_organiser_report_counts_and_kappa(tmp_path: Path) -> None:
+    path = disagreeing(tmp_path)
+    with CampaignStore.open(path) as store:
+        report = organiser_report(store)
+    (pair,) = report.pairs
+    # Hand computation over labels 0..3 on the 4 shared items: alice 3,1,0,2 / bob 0,2,0,0.
+    # p_o = 1/4 (doc-c). Marginals alice (1,1,1,1)/4, bob (3,0,1,0)/4 -> p_e = (1*3 + 1*0 + 1*1 + 1*0)/16 = 1/4.
+    # kappa = (1/4 - 1/4) / (1 - 1/4) = 0.
+    assert (pair.a, pair.b, pair.n) == ("alice", "bob", 4)
+    assert pair.kappa == 0.0
+    totals = {t.assessor: t for t in report.totals}
+    assert (totals["alice"].judged, totals["alice"].remaining) == (4, 1)
+    # alice's durations 1300, 1100, 1000, 1200 ms -> median 1150 ms
+    assert totals["alice"].median_ms == 1150.0
+    assert report.disagreements == 3 and report.adjudicated == 0
+    assert report.stale == ()
+
+
+def test_organiser_kappa_is_undefined_with_a_reason(tmp_path: Path) -> None:
+    path = build_campaign(tmp_path / "one.sqlite", assessors=("alice", "bob"))
+    with CampaignStore.open(path) as store:
+        for assessor in ("alice", "bob"):
+            store.record(assessor, "t1", "doc-a", grade=2)
+        report = organiser_report(store)
+    (pair,) = report.pairs
+    assert pair.kappa is None and pair.n == 1
+    assert pair.reason == "only 1 shared item (kappa needs at least 2)"
+
+
+@async_test
+async def test_progress_screen_refreshes_from_the_store(tmp_path: Path) -> None:
+    path = disagreeing(tmp_path)
+    app = ProgressApp(path, interval=0, show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.report is not None and app.report.totals[0].judged == 4
+        with CampaignStore.open(path) as store:
+            store.record("alice", "t2", "doc-e", grade=1)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.report.totals[0].judged == 5
+        assert app.report.totals[0].remaining == 0

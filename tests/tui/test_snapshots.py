@@ -1,0 +1,50 @@
+"""Snapshot tests of the three screens (pytest-textual-snapshot; update with --snapshot-update).
+
+Deterministic: fixed terminal size, timings hidden, the campaign built from fixed data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from tui_helpers import QUEUE, build_campaign, settle
+
+from toolkit.judging.store import CampaignStore
+from toolkit.tui.adjudicate import adjudicate_app
+from toolkit.tui.app import judge_app
+from toolkit.tui.progress import ProgressApp
+
+SIZE = (110, 36)
+
+
+def two_assessors(tmp_path: Path) -> Path:
+    path = build_campaign(tmp_path / "example.sqlite", assessors=("alice", "bob"))
+    with CampaignStore.open(path) as store:
+        for assessor, grades in (("alice", [3, 1, 0, 2]), ("bob", [1, 1, 0, 3])):
+            for (query_id, doc_id), grade in zip(QUEUE, grades, strict=False):
+                store.record(assessor, query_id, doc_id, grade=grade, duration_ms=1000)
+        store.add_note("alice", "t1", "doc-a", "the protocol's own page")
+        store.add_note("bob", "t1", "doc-a", "too short to be the answer")
+    return path
+
+
+def test_judging_screen(snap_compare, tmp_path: Path) -> None:
+    app = judge_app(build_campaign(tmp_path / "example.sqlite"), "alice", show_times=False)
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_adjudication_screen(snap_compare, tmp_path: Path) -> None:
+    app = adjudicate_app(two_assessors(tmp_path), "carol", show_times=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+
+
+def test_organiser_screen(snap_compare, tmp_path: Path) -> None:
+    app = ProgressApp(two_assessors(tmp_path), interval=0, show_times=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle)

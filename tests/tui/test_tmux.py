@@ -1,0 +1,131 @@
+"""The judging loop in a real terminal: `trec-toolkit judge` under tmux, killed with SIGKILL mid-session.
+
+Every judgment whose effect was on screen before the kill must be in the store (the app commits before it
+moves on), and a restart must resume at the store's next item.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from tui_helpers import build_campaign
+
+from toolkit.judging.store import CampaignStore
+
+TMUX = shutil.which("tmux")
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
+SCRIPT = Path(sys.executable).parent / "trec-toolkit"
+
+
+class Terminal:
+    """One tmux server on a private socket, running one command in a 110×36 window."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.socket = f"trec-toolkit-test-{uuid.uuid4().hex[:8]}"
+        # The size from the first frame on (no 80×24 frame before a resize), and no status line.
+        self.config = workdir / "tmux.conf"
+        self.config.write_text("set -g default-size 110x36\nset -g status off\n")
+
+    def tmux(self, *args: str) -> str:
+        # COLUMNS/LINES (pytest may set them) would override the pane's real size in the app.
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        done = subprocess.run(
+            [str(TMUX), "-L", self.socket, "-f", str(self.config), *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env=env,
+        )
+        return done.stdout
+
+    def start(self, argv: list[str], cwd: Path) -> None:
+        command = " ".join(f"'{a}'" for a in argv)
+        self.tmux(
+            "new-session", "-d", "-s", "judge", "-x", "110", "-y", "36", "-c", str(cwd), f"exec {command}"
+        )
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "judge")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} never appeared on screen; last screen:\n{self.screen()}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "judge", *keys)
+
+    def pid(self) -> int:
+        return int(self.tmux("list-panes", "-t", "judge", "-F", "#{pane_pid}").split()[0])
+
+    def alive(self) -> bool:
+        return "judge" in self.tmux("list-sessions", "-F", "#{session_name}")
+
+    def close(self) -> None:
+        self.tmux("kill-server")
+
+
+def decisions(path: Path) -> list[tuple[str, str, int | None]]:
+    with CampaignStore.open(path) as store:
+        return [(e.action, e.doc_id, e.grade) for e in store.log() if e.assessor == "alice"]
+
+
+def test_sigkill_mid_session_loses_nothing_and_restart_resumes(tmp_path: Path) -> None:
+    path = build_campaign(tmp_path / "camp.sqlite")
+    argv = [str(SCRIPT), "judge", str(path), "--assessor", "alice"]
+    term = Terminal(tmp_path)
+    try:
+        term.start(argv, tmp_path)
+        term.wait_for("Item 1 of 5")
+        assert "doc-a" in term.screen()
+        term.keys("2")
+        term.wait_for("doc-b")
+        term.keys("s")
+        term.wait_for("doc-c")
+        term.keys("0")
+        term.wait_for("doc-d")
+        # One more key, and the kill right behind it: that judgment may or may not have landed, but the
+        # store must hold either all of it or nothing, and the three on-screen ones for sure.
+        term.keys("1")
+        os.kill(term.pid(), signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while term.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not term.alive()
+
+        made = decisions(path)
+        assert made[:3] == [("judge", "doc-a", 2), ("skip", "doc-b", None), ("judge", "doc-c", 0)]
+        assert made[3:] in ([], [("judge", "doc-d", 1)])
+        with CampaignStore.open(path) as store:
+            expected = store.next_item("alice")
+            queue = store.queue("alice")
+        assert expected is not None and expected.doc_id == ("doc-d" if len(made) == 3 else "doc-e")
+
+        # The restart resumes at the store's next item, and keeps judging into the same log.
+        term.start(argv, tmp_path)
+        position = queue.index(expected) + 1
+        screen = term.wait_for(f"Item {position} of 5")
+        assert expected.doc_id in screen, screen
+        term.keys("3")
+        # then doc-e if it is still open, else back to the skipped doc-b (everything else is decided)
+        term.wait_for("Item 5 of 5" if expected.doc_id == "doc-d" else "Item 2 of 5")
+        term.keys("q")
+        deadline = time.monotonic() + 10
+        while term.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not term.alive()
+        assert decisions(path)[-1] == ("judge", expected.doc_id, 3)
+    finally:
+        term.close()

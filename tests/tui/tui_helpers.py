@@ -1,0 +1,88 @@
+"""Campaigns for the TUI tests, built through the campaign store's own API (no fakes), and async helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from toolkit.judging.records import CampaignTopic, Document, Item
+from toolkit.judging.store import CampaignStore
+from toolkit.model import DEFAULT_GRADES
+
+TOPICS = [
+    CampaignTopic(
+        "t1",
+        "hashable protocol",
+        "How do I make a type hashable?",
+        "Pages that explain the Hashable protocol are relevant.",
+        "prose",
+    ),
+    CampaignTopic("t2", "URLSession", "The URLSession class.", "The class page is the answer.", "canonical"),
+]
+
+DOCS = {
+    "doc-a": (
+        "Hashable",
+        "# Hashable\n\nA type that can be hashed into a `Hasher` to produce an integer hash "
+        "value.\n\n- Conform with `hash(into:)`\n- See [Equatable](https://example.org/eq)\n",
+    ),
+    "doc-b": ("Hasher", "The universal hash function used by Set and Dictionary. Hashable types feed it."),
+    "doc-c": ("Set", "An unordered collection of unique elements.\n\nElements must be Hashable."),
+    "doc-d": ("URLSession", "An object that coordinates a group of related network data transfer tasks."),
+    "doc-e": ("URLRequest", "A URL load request that is independent of protocol or URL scheme."),
+}
+
+#: alice's queue, in presentation order (t1 docs then t2 docs, as `assign` keeps a topic together).
+QUEUE = [("t1", "doc-a"), ("t1", "doc-b"), ("t1", "doc-c"), ("t2", "doc-d"), ("t2", "doc-e")]
+
+
+def snapshot(doc_id: str, title: str, text: str) -> Document:
+    return Document(doc_id, title, text, hashlib.sha256(text.encode()).hexdigest())
+
+
+def build_campaign(
+    path: Path,
+    queue: list[tuple[str, str]] = QUEUE,
+    *,
+    assessors: tuple[str, ...] = ("alice",),
+    docs: dict[str, tuple[str, str]] | None = None,
+    topics: list[CampaignTopic] | None = None,
+) -> Path:
+    docs = DOCS if docs is None else docs
+    with CampaignStore.open(path, create=True) as store:
+        store.set_topics(topics or TOPICS, DEFAULT_GRADES)
+        store.add_round(
+            strategy="depth",
+            depth=10,
+            budget=None,
+            runs=["bm25", "bm25f"],
+            provenance={item: [("bm25", i + 1)] for i, item in enumerate(queue)},
+            queued=queue,
+            stale=[],
+            snapshots=[snapshot(d, *docs[d]) for d in dict.fromkeys(d for _, d in queue)],
+            skipped=0,
+        )
+        store.add_assignments(Item(a, q, d, position=i) for a in assessors for i, (q, d) in enumerate(queue))
+    return path
+
+
+def async_test(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test with asyncio.run (no pytest-asyncio needed); fixtures still resolve."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return run
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait until document workers are done and the screen has refreshed."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()

@@ -1,0 +1,293 @@
+"""Render an ``AgreementResult`` as the JSON contract (schema_version 1), a plain-text table or Markdown.
+
+The JSON keeps the issue's keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
+``percent_agreement``/``kappa``/``binarised``, ``fleiss``, ``krippendorff``) in that order and adds more after
+them; an undefined number is ``null`` next to a ``reason``, never NaN. The table is plain text (no colour, so
+it is the same on a terminal, in a pipe and in a test); undefined cells read ``n/a [k]`` with the reasons
+listed once underneath.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from toolkit.agreement.result import AgreementResult, Interval, Kappa, PairAgreement, Value
+
+SCHEMA_VERSION = 1
+WEIGHTINGS = ("unweighted", "linear", "quadratic")
+
+
+def to_json(result: AgreementResult) -> str:
+    return json.dumps(to_dict(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def kappa_dict(k: Kappa) -> dict[str, Any]:
+    return {
+        "value": k.estimate.value,
+        "ci95": k.ci95.pair(),
+        "reason": k.estimate.reason,
+        "se": k.se.value,
+        "ci95_reason": k.ci95.reason if k.estimate.defined else None,
+        "ci95_bootstrap": k.ci95_bootstrap.pair(),
+        "ci95_bootstrap_reason": k.ci95_bootstrap.reason,
+        "bootstrap_dropped": k.bootstrap_dropped,
+    }
+
+
+def pair_dict(p: PairAgreement, labels: Sequence[int]) -> dict[str, Any]:
+    return {
+        "a": p.a,
+        "b": p.b,
+        "n": p.n,
+        "percent_agreement": p.percent_agreement.value,
+        "kappa": {w: kappa_dict(p.kappa(w)) for w in WEIGHTINGS},
+        "binarised": {
+            str(b.threshold): {
+                "kappa": b.kappa.estimate.value,
+                "overlap": b.overlap.value,
+                "kappa_ci95": b.kappa.ci95.pair(),
+                "kappa_reason": b.kappa.estimate.reason,
+                "overlap_reason": b.overlap.reason,
+                "both_relevant": b.both_relevant,
+                "either_relevant": b.either_relevant,
+            }
+            for b in p.binarised
+        },
+        "reason": p.percent_agreement.reason,
+        "n_topics": p.n_topics,
+        "confusion": {
+            "rows": p.a,
+            "columns": p.b,
+            "labels": list(labels),
+            "counts": [list(row) for row in p.confusion],
+        },
+        "per_topic": [
+            {
+                "query_id": t.query_id,
+                "n": t.n,
+                "percent_agreement": t.percent_agreement.value,
+                "kappa": {w: getattr(t, w).value for w in WEIGHTINGS},
+                "reason": next((getattr(t, w).reason for w in WEIGHTINGS if getattr(t, w).reason), None),
+            }
+            for t in p.per_topic
+        ],
+    }
+
+
+def to_dict(result: AgreementResult) -> dict[str, Any]:
+    alpha = result.krippendorff
+    levels = ("nominal", "ordinal", "interval")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "labels": list(result.labels),
+        "pairs": [pair_dict(p, result.labels) for p in result.pairs],
+        "fleiss": {
+            "value": result.fleiss.estimate.value,
+            "n_items": result.fleiss.n_items,
+            "raters_per_item": result.fleiss.raters_per_item,
+            "items_excluded": result.fleiss.items_excluded,
+            "reason": result.fleiss.estimate.reason,
+        },
+        "krippendorff": {
+            **{level: getattr(alpha, level).value for level in levels},
+            "reason": next((getattr(alpha, lv).reason for lv in levels if getattr(alpha, lv).reason), None),
+            "n_items": alpha.n_items,
+            "n_pairable": alpha.n_pairable,
+        },
+        "assessors": list(result.assessors),
+        "n_judgments": result.n_judgments,
+        "n_items": result.n_items,
+        "distributions": {
+            d.assessor: {
+                "n": d.n,
+                "counts": {str(g): c for g, c in zip(result.labels, d.counts, strict=True)},
+            }
+            for d in result.distributions
+        },
+        "seed": result.seed,
+        "bootstrap": result.bootstrap,
+        "versions": dict(result.versions),
+    }
+
+
+class _Notes:
+    """Collects reasons for undefined cells and numbers them, so each is printed once under the table."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+
+    def ref(self, reason: str) -> str:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        return f"n/a [{self.reasons.index(reason) + 1}]"
+
+    def num(self, value: Value, fmt: str = "{:.4f}") -> str:
+        return fmt.format(value.value) if value.value is not None else self.ref(str(value.reason))
+
+    def ci(self, interval: Interval) -> str:
+        if interval.low is None or interval.high is None:
+            return self.ref(str(interval.reason))
+        return f"[{interval.low:.4f}, {interval.high:.4f}]"
+
+
+def _grid(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    lines = []
+    for row in (header, *rows):
+        cells = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right, strict=True)]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _md(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _sections(
+    result: AgreementResult, notes: _Notes
+) -> list[tuple[str, list[str], list[list[str]], list[bool]]]:
+    """(title, header, rows, right-aligned) for every table; shared by the text and Markdown renderers."""
+    out: list[tuple[str, list[str], list[list[str]], list[bool]]] = []
+    rows = []
+    for p in result.pairs:
+        for i, w in enumerate(WEIGHTINGS):
+            k = p.kappa(w)
+            first = i == 0
+            rows.append(
+                [
+                    p.a if first else "",
+                    p.b if first else "",
+                    str(p.n) if first else "",
+                    notes.num(p.percent_agreement, "{:.1f}") if first else "",
+                    w,
+                    notes.num(k.estimate),
+                    notes.ci(k.ci95),
+                    notes.ci(k.ci95_bootstrap),
+                ]
+            )
+    out.append(
+        (
+            "Cohen's kappa per pair (shared items; 95% CI analytic and bootstrap over topics)",
+            ["a", "b", "n", "agree%", "weights", "kappa", "95% CI", "bootstrap 95% CI"],
+            rows,
+            [False, False, True, True, False, True, False, False],
+        )
+    )
+    rows = []
+    for p in result.pairs:
+        for b in p.binarised:
+            rows.append(
+                [
+                    p.a,
+                    p.b,
+                    f">= {b.threshold}",
+                    notes.num(b.kappa.estimate),
+                    notes.num(b.overlap),
+                    str(b.both_relevant),
+                    str(b.either_relevant),
+                ]
+            )
+    out.append(
+        (
+            "Binarised (relevant = grade >= t): kappa and Voorhees overlap |both| / |either|",
+            ["a", "b", "t", "kappa", "overlap", "both", "either"],
+            rows,
+            [False, False, False, True, True, True, True],
+        )
+    )
+    for p in result.pairs:
+        header = [f"{p.a} \\ {p.b}", *(str(g) for g in result.labels)]
+        rows = [[str(g), *(str(c) for c in row)] for g, row in zip(result.labels, p.confusion, strict=True)]
+        out.append(
+            (f"Confusion: {p.a} (rows) x {p.b} (columns)", header, rows, [False] + [True] * len(p.confusion))
+        )
+    rows = [
+        [
+            p.a,
+            p.b,
+            t.query_id,
+            str(t.n),
+            notes.num(t.percent_agreement, "{:.1f}"),
+            notes.num(t.unweighted),
+            notes.num(t.linear),
+            notes.num(t.quadratic),
+        ]
+        for p in result.pairs
+        for t in p.per_topic
+    ]
+    out.append(
+        (
+            "Per topic",
+            ["a", "b", "topic", "n", "agree%", "unweighted", "linear", "quadratic"],
+            rows,
+            [False, False, False, True, True, True, True, True],
+        )
+    )
+    rows = [[d.assessor, str(d.n), *(str(c) for c in d.counts)] for d in result.distributions]
+    out.append(
+        (
+            "Grade distributions",
+            ["assessor", "n", *(str(g) for g in result.labels)],
+            rows,
+            [False, True] + [True] * len(result.labels),
+        )
+    )
+    return out
+
+
+def _overall(result: AgreementResult, notes: _Notes) -> list[str]:
+    f = result.fleiss
+    if f.raters_per_item is None:
+        fleiss_line = f"Fleiss' kappa: {notes.num(f.estimate)}"
+    else:
+        fleiss_line = (
+            f"Fleiss' kappa: {notes.num(f.estimate)} over {f.n_items} items judged by {f.raters_per_item} "
+            f"assessors each ({f.items_excluded} other item{'' if f.items_excluded == 1 else 's'} left out)"
+        )
+    a = result.krippendorff
+    alpha_line = (
+        f"Krippendorff's alpha ({a.n_pairable} of {a.n_items} items judged by 2 or more): nominal "
+        f"{notes.num(a.nominal)}, ordinal {notes.num(a.ordinal)}, interval {notes.num(a.interval)}"
+    )
+    return [fleiss_line, alpha_line]
+
+
+def _headline(result: AgreementResult) -> str:
+    boot = f"{result.bootstrap} topic resamples" if result.bootstrap > 0 else "no bootstrap"
+    return (
+        f"Agreement on labels {','.join(map(str, result.labels))}: {len(result.assessors)} assessors, "
+        f"{result.n_items} items, {result.n_judgments} judgments (seed {result.seed}, {boot})"
+    )
+
+
+def to_table(result: AgreementResult) -> str:
+    notes = _Notes()
+    lines = [_headline(result), ""]
+    for title, header, rows, right in _sections(result, notes):
+        lines.append(title)
+        lines += _grid(header, rows, right) if rows else ["(none)"]
+        lines.append("")
+    lines += _overall(result, notes)
+    if notes.reasons:
+        lines += ["", "Undefined:"]
+        lines += [f"  [{i}] {reason}" for i, reason in enumerate(notes.reasons, start=1)]
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(result: AgreementResult) -> str:
+    notes = _Notes()
+    lines = ["# Assessor agreement", "", _headline(result), ""]
+    for title, header, rows, right in _sections(result, notes):
+        lines += [f"## {title}", ""]
+        lines += _md(header, rows, right) if rows else ["(none)"]
+        lines.append("")
+    lines += ["## Across all assessors", ""]
+    lines += [f"- {line}" for line in _overall(result, notes)]
+    if notes.reasons:
+        lines += ["", "## Undefined", ""]
+        lines += [f"{i}. {reason}" for i, reason in enumerate(notes.reasons, start=1)]
+    return "\n".join(lines) + "\n"

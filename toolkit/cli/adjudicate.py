@@ -1,0 +1,53 @@
+"""``trec-toolkit adjudicate CAMPAIGN --adjudicator NAME``: settle disagreements, widest first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--adjudicator", "-a", required=True, help="Your name, recorded with every adjudicated grade.")
+@click.option("--all", "include_done", is_flag=True, help="Also revisit disagreements already adjudicated.")
+@click.option(
+    "--keys",
+    "keys_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TOML file remapping keys (same binding ids as `judge --keys`).",
+)
+@click.option(
+    "--guidelines", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file shown by `g`."
+)
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="toolkit.toml to use.")
+def command(
+    campaign: Path,
+    adjudicator: str,
+    include_done: bool,
+    keys_file: Path | None,
+    guidelines: Path | None,
+    config: Path | None,
+) -> None:
+    """Walk the items of CAMPAIGN where assessors disagree, widest disagreement first.
+
+    \b
+    Each screen shows the topic, the document and every assessor's grade and note; a grade key records
+    your adjudicated grade in the campaign log (c first adds a note to it). s leaves an item for later,
+    u undoes your last adjudication, q quits; run it again to continue.
+    \b
+    Example:
+      trec-toolkit adjudicate judging/example.sqlite --adjudicator carol
+    """
+    from toolkit.cli.judge import read_guidelines
+    from toolkit.judging.store import CampaignStore
+    from toolkit.tui.keymap import load_keymap
+    from toolkit.workspace import load_workspace
+
+    workspace = load_workspace(config)
+    with CampaignStore.open(campaign) as store:
+        keymap = load_keymap(sorted(store.grades()), config=workspace.config, keys_file=keys_file)
+        text = read_guidelines(guidelines, store.meta(), workspace.config, workspace.root)
+    from toolkit.tui.adjudicate import adjudicate_app
+
+    adjudicate_app(campaign, adjudicator, keymap=keymap, guidelines=text, include_done=include_done).run()

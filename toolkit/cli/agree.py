@@ -1,0 +1,87 @@
+"""``trec-toolkit agree``: inter-assessor agreement of a campaign or a judgments TSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from toolkit.cli.options import emit, format_option, output_option
+from toolkit.errors import UsageError
+
+
+def parse_labels(text: str | None) -> list[int] | None:
+    """``0,1,2,3`` → [0, 1, 2, 3]; the order given does not matter, repeats are an error."""
+    if text is None:
+        return None
+    try:
+        labels = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(
+            f"--labels {text!r}: expected comma-separated integer grades, e.g. 0,1,2,3"
+        ) from None
+    if not labels:
+        raise UsageError("--labels is empty: expected comma-separated integer grades, e.g. 0,1,2,3")
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"--labels {text!r} repeats a grade; list each grade once")
+    return sorted(labels)
+
+
+@click.command()
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--labels",
+    "labels_text",
+    default=None,
+    metavar="0,1,2,3",
+    help="The full label set (default: the campaign's grade scale, else 0..max grade seen).",
+)
+@format_option("table", "json", "md")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the topic bootstrap.")
+@click.option(
+    "--bootstrap",
+    type=click.IntRange(min=0),
+    default=2000,
+    show_default=True,
+    help="Topic resamples for the bootstrap CI of kappa (0 = none).",
+)
+@click.option("--include-gold", is_flag=True, help="Count judgments on gold items too (campaigns only).")
+@output_option
+def command(
+    source: Path,
+    labels_text: str | None,
+    fmt: str,
+    seed: int,
+    bootstrap: int,
+    include_gold: bool,
+    output: Path | None,
+) -> None:
+    """Inter-assessor agreement: Cohen's kappa per pair, Fleiss' kappa, Krippendorff's alpha.
+
+    SOURCE is a campaign (.sqlite) or a judgments TSV: assessor<TAB>query_id<TAB>doc_id<TAB>grade
+    (header optional, # comments). Only graded judgments count: skips, unrateables and gold items do not.
+    Every statistic uses the full label set; an undefined value is shown with its reason.
+
+    \b
+    Examples:
+      trec-toolkit agree judging/stdlib.sqlite
+      trec-toolkit agree judgments.tsv --labels 0,1,2,3 --format json -o agreement.json
+    """
+    from toolkit.agreement import agree, load_judgments, read_judgments_tsv, report
+    from toolkit.agreement.judgments import is_campaign
+
+    labels = parse_labels(labels_text)
+    if is_campaign(source):
+        loaded = load_judgments(source, include_gold=include_gold)
+    else:
+        loaded = read_judgments_tsv(source, labels=labels)
+    if labels is None and loaded.labels is not None:
+        labels = list(loaded.labels)
+    result = agree(loaded.judgments, labels=labels, seed=seed, bootstrap=bootstrap)
+    if fmt == "json":
+        text = report.to_json(result)
+    elif fmt == "md":
+        text = report.to_markdown(result)
+    else:
+        text = report.to_table(result)
+    emit(text, output)

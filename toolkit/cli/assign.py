@@ -1,0 +1,89 @@
+"""``trec-toolkit assign``: give assessors their share of a campaign's pool (``toolkit.judging.assign``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--assessors", required=True, metavar="A,B,…", help="Comma-separated assessor names.")
+@click.option(
+    "--overlap",
+    "overlap_text",
+    default="0",
+    show_default=True,
+    metavar="FRACTION|all",
+    help="Fraction of each topic's items also given to a second assessor; 'all' = every assessor "
+    "judges every item.",
+)
+@click.option(
+    "--gold",
+    "gold_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Gold items with known grades, TSV query_id doc_id grade (given to every assessor).",
+)
+@click.option(
+    "--docs",
+    "docs_spec",
+    default=None,
+    metavar="SOURCE",
+    help="Doc source for gold documents not in the pool [default: [docs] in toolkit.toml].",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed of the presentation order and overlap draw."
+)
+def command(
+    campaign: Path,
+    assessors: str,
+    overlap_text: str,
+    gold_path: Path | None,
+    docs_spec: str | None,
+    seed: int,
+) -> None:
+    """Assign CAMPAIGN's unassigned pool items: whole topics per assessor, overlap by item within each topic.
+
+    Each assessor sees their items topic by topic in a seeded order, with no run names, ranks or other
+    assessors' grades. Running it again after a new pool round assigns only the new items (a topic stays
+    with its assessor).
+
+    \b
+    Examples:
+      trec-toolkit assign judging/example.sqlite --assessors alice,bob --overlap 0.2
+      trec-toolkit assign judging/example.sqlite --assessors alice,bob,carol --overlap all --seed 7
+      trec-toolkit assign judging/example.sqlite --assessors alice,bob --gold judging/gold.tsv
+    """
+    from toolkit.judging.assign import assign, parse_overlap, read_gold
+    from toolkit.judging.store import CampaignStore
+    from toolkit.pooling.docsource import doc_source_from_config, doc_source_from_option, fetch_documents
+    from toolkit.workspace import load_workspace
+
+    names = [a.strip() for a in assessors.split(",") if a.strip()]
+    overlap = parse_overlap(overlap_text)
+    with CampaignStore.open(campaign) as store:
+        gold = read_gold(gold_path, store) if gold_path is not None else {}
+        gold_docs = None
+        missing = sorted({d for _, d in gold if not store.has_document(d)})
+        if missing:
+            ws = load_workspace()
+            source = (
+                doc_source_from_option(docs_spec)
+                if docs_spec is not None
+                else doc_source_from_config(ws.section("docs"), ws.root)
+            )
+            if source is not None:
+                gold_docs = fetch_documents(source, missing)
+        result = assign(store, names, overlap=overlap, seed=seed, gold=gold, gold_documents=gold_docs)
+    for name in names:
+        topics = result.topics_per_assessor[name]
+        owned = result.primary_topics[name]
+        click.echo(
+            f"{name}: {result.per_assessor[name]} new items in {len(topics)} topics ({len(owned)} owned)"
+        )
+    click.echo(
+        f"Assigned {result.items} items ({result.overlap_items} overlap, {result.gold_items} gold per assessor), "
+        f"seed {result.seed}"
+    )

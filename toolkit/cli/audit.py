@@ -1,0 +1,52 @@
+"""``trec-toolkit audit``: the whole pipeline from ``toolkit.toml`` → audits/ (MD + JSON + HTML + PNGs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command(context_settings={"max_content_width": 100})
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="toolkit.toml (default: the nearest one at or above the current folder).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the audit files (default: [audit] output, else audits/ in the workspace).",
+)
+@click.option("--rerun", is_flag=True, help="Run every system again even when a matching run exists.")
+@click.option(
+    "--seed", type=int, default=None, help="Seed of the resampling tests (default: [audit] seed, else 42)."
+)
+def command(config_path: Path | None, output: Path | None, rerun: bool, seed: int | None) -> None:
+    """Run every configured system, build the regex qrels, compare all against the baseline, write the audit.
+
+    \b
+    Runs are reused when their manifest matches (same system config, topic-set hash and depth); --rerun
+    forces fresh runs. Writes audit.md, audit.json, audit.html and audit-*.png, and prints a summary.
+    \b
+    Examples:
+      trec-toolkit audit                        # the example workspace: bm25f against bm25
+      trec-toolkit audit --config other/toolkit.toml -o /tmp/audit --rerun
+    """
+    from toolkit.cli.options import show_progress
+    from toolkit.reports.audit import run_audit
+    from toolkit.reports.summary import audit_summary
+
+    result = run_audit(
+        config_path,
+        output=output,
+        rerun=rerun,
+        seed=seed,
+        progress=show_progress(),
+        log=lambda msg: click.echo(msg, err=True),
+    )
+    click.echo(audit_summary(result), nl=False)

@@ -1,0 +1,157 @@
+"""``trec-toolkit compare``: paired comparison of 2+ runs (the first is the baseline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from toolkit.cli.options import emit, format_option, output_option
+
+
+def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
+    """``--margin nDCG@10=0.02`` (repeatable) → {measure: margin}."""
+    from toolkit.errors import UsageError
+
+    margins: dict[str, float] = {}
+    for item in values:
+        measure, sep, number = item.rpartition("=")
+        try:
+            value = float(number)
+        except ValueError:
+            value = float("nan")
+        if not sep or not measure or not value >= 0:
+            raise UsageError(
+                f"--margin {item!r}: expected MEASURE=NUMBER with NUMBER >= 0, e.g. nDCG@10=0.02"
+            )
+        margins[measure] = value
+    return margins
+
+
+@click.command(context_settings={"max_content_width": 100})
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--qrels",
+    "qrels_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TREC qrels file.",
+)
+@click.option(
+    "--topics",
+    "topics_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs.",
+)
+@click.option(
+    "--measures",
+    default=None,
+    help="Measures, e.g. 'RR@10 P@1 nDCG@10' (default: RR@10 P@1 P@5 nDCG@10 Rprec AP).",
+)
+@click.option("--primary", default=None, help="The declared primary measure (default RR@10, else the first).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of every resampling test.")
+@click.option(
+    "--margin",
+    "margins",
+    multiple=True,
+    metavar="MEASURE=M",
+    help="Non-inferiority margin, e.g. nDCG@10=0.02 (repeatable).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(["holm", "bh", "none"]),
+    default="holm",
+    show_default=True,
+    help="Multiple-comparison adjustment: Holm (confirmatory) or Benjamini–Hochberg (exploratory).",
+)
+@click.option(
+    "--zero-method",
+    type=click.Choice(["wilcox", "pratt"]),
+    default="wilcox",
+    show_default=True,
+    help="How Wilcoxon treats zero differences.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["none", "regression"]),
+    default="none",
+    show_default=True,
+    help="regression: exit 3 when a candidate is significantly worse on the primary measure.",
+)
+@format_option("table", "md", "json", "html", default="table")
+@output_option
+def command(
+    runs: tuple[Path, ...],
+    qrels_path: Path,
+    topics_path: Path | None,
+    measures: str | None,
+    primary: str | None,
+    alpha: float,
+    seed: int,
+    margins: tuple[str, ...],
+    correction: str,
+    zero_method: str,
+    fail_on: str,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """Compare RUNS paired by topic; the first run is the baseline.
+
+    \b
+    Per measure and candidate: means, delta with bootstrap and t 95% CIs, paired randomization test
+    (exact when possible), t-test, Wilcoxon, effect sizes, MDE at 80% power, adjusted p-values;
+    rank-1 buckets with exact McNemar; preferences; per-class tables; all-pairs test for 3+ runs.
+    \b
+    Examples:
+      trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml
+      trec-toolkit compare a.run b.run --qrels q.qrels --margin nDCG@10=0.02 --format md -o audit.md
+    """
+    import sys
+
+    from toolkit.errors import CheckFailed, UsageError
+    from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.stats.comparison import compare_runs
+
+    if len(runs) < 2:
+        raise UsageError("compare needs at least two runs: the baseline first, then the candidate(s)")
+    loaded = [read_run(p) for p in runs]
+    qrels = read_qrels(qrels_path)
+    topics = read_topics(topics_path) if topics_path else None
+    result = compare_runs(
+        loaded,
+        qrels,
+        topics=topics,
+        measures=measures,
+        primary=primary,
+        alpha=alpha,
+        seed=seed,
+        margins=parse_margins(margins),
+        correction=correction,
+        zero_method=zero_method,
+    )
+    to_file = output is not None and str(output) != "-"
+    if fmt == "md" and to_file:
+        assert output is not None  # noqa: S101 - narrowed by to_file
+        from toolkit.reports import write_audit
+
+        written = write_audit(result, output.parent, name=output.stem, topics=topics, formats=("md",))
+        if written[-1] != output:  # -o report.markdown: keep the name asked for
+            written[-1] = written[-1].replace(output)
+        for path in written:
+            click.echo(f"Wrote {path}", err=True)
+    else:
+        from toolkit.reports import render
+
+        color = fmt == "table" and not to_file and sys.stdout.isatty()
+        emit(render(result, fmt, topics=topics, color=color), output)
+    if fail_on == "regression":
+        worse = [
+            c
+            for c in result.comparisons
+            if c.primary and c.delta < 0 and (c.p_adjusted if c.p_adjusted is not None else c.pvalue) < alpha
+        ]
+        if worse:
+            names = ", ".join(f"{c.candidate} ({c.measure} {c.delta:+.4f})" for c in worse)
+            raise CheckFailed(f"significant regression on the primary measure: {names}")

@@ -1,0 +1,110 @@
+"""``trec-toolkit gate``: the CI regression guard — exit 3 when a declared rule fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from toolkit.cli.options import emit, format_option, output_option
+
+
+@click.command(context_settings={"max_content_width": 100})
+@click.option(
+    "--baseline",
+    "baseline_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The reference run.",
+)
+@click.option(
+    "--candidate",
+    "candidate_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The run being checked.",
+)
+@click.option(
+    "--qrels",
+    "qrels_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TREC qrels file.",
+)
+@click.option(
+    "--topics",
+    "topics_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Topic set (needed for class= rules and win_rate).",
+)
+@click.option(
+    "--rule",
+    "rules",
+    multiple=True,
+    help="MEASURE [value|drop|delta] OP NUMBER [class=CLASS] (repeatable; default: [gate] rules in "
+    "toolkit.toml).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="toolkit.toml to read [gate] rules from (default: the nearest one).",
+)
+@format_option("table", "json", default="table")
+@output_option
+def command(
+    baseline_path: Path,
+    candidate_path: Path,
+    qrels_path: Path,
+    topics_path: Path | None,
+    rules: tuple[str, ...],
+    config_path: Path | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """Check a candidate run against a baseline; exit 0 when every rule holds, 3 when any fails.
+
+    \b
+    Rule grammar:  MEASURE [value|drop|delta] <=|<|>=|> NUMBER [class=CLASS]
+      value  the candidate's mean (the default)      drop   baseline mean − candidate mean
+      delta  candidate mean − baseline mean          win_rate  preference win rate (deprecation pairs)
+    \b
+    Examples:
+      trec-toolkit gate --baseline runs/bm25.run --candidate runs/bm25f.run --qrels qrels/stdlib.qrels \\
+          --topics topics/stdlib.toml --rule 'nDCG@10 drop <= 0.05' --rule 'P@1 >= 1.0 class=canonical'
+    \b
+    In toolkit.toml:  [gate]
+                      rules = ["nDCG@10 drop <= 0.05", "P@1 >= 1.0 class=canonical"]
+    """
+    from toolkit.errors import CheckFailed, ConfigError, UsageError
+    from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.reports.gate import gate_json, gate_table
+    from toolkit.stats.gate import run_gate
+    from toolkit.workspace import load_workspace
+
+    rule_texts = list(rules)
+    if not rule_texts:
+        workspace = load_workspace(config_path)
+        configured = workspace.section("gate").get("rules", [])
+        if not isinstance(configured, list) or not all(isinstance(r, str) for r in configured):
+            raise ConfigError(f"{workspace.config_path}: [gate] rules must be a list of strings")
+        rule_texts = configured
+    if not rule_texts:
+        raise UsageError(
+            "no gate rules: pass --rule 'nDCG@10 drop <= 0.05' or set [gate] rules in toolkit.toml"
+        )
+    baseline = read_run(baseline_path)
+    candidate = read_run(candidate_path)
+    if baseline.name == candidate.name:
+        baseline = read_run(baseline_path, name=f"{baseline.name} (baseline)")
+    topics = read_topics(topics_path) if topics_path else None
+    result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics)
+    emit(gate_json(result) if fmt == "json" else gate_table(result), output)
+    if not result.passed:
+        failed = result.failed
+        raise CheckFailed(
+            f"{len(failed)} of {len(result.checks)} gate rule(s) failed: "
+            + "; ".join(c.rule.text for c in failed)
+        )

@@ -1,0 +1,72 @@
+"""``trec-toolkit judgments export|import``: a campaign's judgments as TSV/JSONL, and TSV back in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from toolkit.cli.options import emit, format_option, output_option
+
+
+@click.group()
+def group() -> None:
+    """Move judgments in and out of a campaign (current judgments, the full log, spreadsheet imports).
+
+    \b
+    Examples:
+      trec-toolkit judgments export judging/example.sqlite -o judgments.tsv
+      trec-toolkit judgments export judging/example.sqlite --log --format jsonl
+      trec-toolkit judgments import judging/example.sqlite judgments.tsv
+    """
+
+
+@group.command("export")
+@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--log", "full_log", is_flag=True, help="The full append-only log instead of current judgments."
+)
+@click.option("--include-gold", is_flag=True, help="Also the judgments of gold (quality-control) items.")
+@format_option("tsv", "jsonl", default="tsv")
+@output_option
+def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str, output: Path | None) -> None:
+    """Write CAMPAIGN's current judgments (or, with --log, every event) as TSV or JSONL.
+
+    The TSV has the columns assessor, query_id, doc_id, grade (a number, skip or unrateable): the format
+    `judgments import` and `agree` read. JSONL carries every field, notes and times included.
+
+    \b
+    Examples:
+      trec-toolkit judgments export judging/example.sqlite -o judgments.tsv
+      trec-toolkit judgments export judging/example.sqlite --log --format jsonl -o log.jsonl
+    """
+    from toolkit.judging.exchange import format_judgments, format_log
+    from toolkit.judging.store import CampaignStore
+
+    with CampaignStore.open(campaign) as store:
+        if full_log:
+            text = format_log(store.log(), fmt)
+        else:
+            text = format_judgments(store.current_judgments(include_gold=include_gold), fmt)
+    emit(text, output)
+
+
+@group.command("import")
+@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def import_command(campaign: Path, file: Path) -> None:
+    """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]) to CAMPAIGN.
+
+    Every line is checked first — unknown topics, unknown documents and grades off the campaign's scale are
+    reported as FILE:LINE errors — and nothing is imported unless the whole file is clean.
+
+    \b
+    Example:
+      trec-toolkit judgments import judging/example.sqlite spreadsheet.tsv
+    """
+    from toolkit.judging.exchange import import_judgments
+    from toolkit.judging.store import CampaignStore
+
+    with CampaignStore.open(campaign) as store:
+        count = import_judgments(store, file)
+    click.echo(f"Imported {count} judgments into {campaign}")

@@ -1,0 +1,182 @@
+"""Export policies: how a campaign's judgments become one TREC qrels grade per (topic, doc).
+
+Only ``judge`` decisions carry grades: a skip or an unrateable is never turned into a grade, and gold
+items (quality control) are never exported. Per (topic, doc), over the current grades of all assessors:
+
+- ``max`` / ``min``: the highest / lowest grade;
+- ``mean``: the arithmetic mean rounded **half up** (1.5 → 2, 2.5 → 3; not Python's round-half-even,
+  which would send 2.5 to 2 and 0.5 to 0);
+- ``majority``: the most frequent grade; a tie between grades goes to the **lowest** tied grade (the
+  conservative choice: a split vote never inflates relevance). Ties are counted in the result;
+- ``assessor=NAME``: that assessor's grade only;
+- ``adjudicated``: the adjudicator's grade where one exists, else the declared ``fallback`` policy
+  (default ``majority``).
+
+Items in the pool with no grade under the policy are "unjudged": ``unjudged="skip"`` leaves them out,
+``unjudged=-1`` writes them with relevance -1 (trec_eval's "judged, not relevant/unknown").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from toolkit.errors import UsageError
+from toolkit.judging.store import CampaignStore
+from toolkit.model import Qrels
+
+BASE_POLICIES = ("majority", "mean", "max", "min")
+POLICIES = ("adjudicated", *BASE_POLICIES, "assessor=NAME")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A parsed ``--policy`` value."""
+
+    name: str  # adjudicated | majority | mean | max | min | assessor
+    assessor: str | None = None
+    fallback: str = "majority"
+
+    def __str__(self) -> str:
+        if self.name == "assessor":
+            return f"assessor={self.assessor}"
+        if self.name == "adjudicated":
+            return f"adjudicated (fallback {self.fallback})"
+        return self.name
+
+
+def parse_policy(text: str, *, fallback: str = "majority") -> Policy:
+    value = text.strip()
+    if value.startswith("assessor="):
+        name = value.split("=", 1)[1].strip()
+        if not name:
+            raise UsageError("--policy assessor=NAME: name the assessor")
+        return Policy("assessor", assessor=name)
+    if fallback not in BASE_POLICIES:
+        raise UsageError(f"--fallback {fallback}: use one of {', '.join(BASE_POLICIES)}")
+    if value in ("adjudicated", *BASE_POLICIES):
+        return Policy(value, fallback=fallback)
+    raise UsageError(f"--policy {text}: use one of {', '.join(POLICIES)}")
+
+
+def round_half_up(value: float) -> int:
+    return int(Decimal(str(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def combine(grades: Sequence[int], policy: str) -> tuple[int, bool]:
+    """One grade from several under a base policy; the flag says a majority tie was broken."""
+    if policy == "max":
+        return max(grades), False
+    if policy == "min":
+        return min(grades), False
+    if policy == "mean":
+        return round_half_up(sum(grades) / len(grades)), False
+    if policy == "majority":
+        counts = Counter(grades)
+        top = max(counts.values())
+        tied = sorted(g for g, c in counts.items() if c == top)
+        return tied[0], len(tied) > 1
+    raise UsageError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """The qrels and the facts the manifest records about how they were made."""
+
+    qrels: Qrels
+    policy: str
+    assessors: tuple[str, ...]
+    items: int
+    graded: int
+    unjudged: int
+    unjudged_written: bool
+    adjudicated: int
+    majority_ties: int
+    gold_excluded: int
+    grade_counts: Mapping[int, int] = field(default_factory=dict)
+
+    def manifest(self) -> dict[str, object]:
+        return {
+            "policy": self.policy,
+            "assessors": list(self.assessors),
+            "counts": {
+                "items": self.items,
+                "graded": self.graded,
+                "unjudged": self.unjudged,
+                "unjudged_written_as": -1 if self.unjudged_written else None,
+                "adjudicated": self.adjudicated,
+                "majority_ties": self.majority_ties,
+                "gold_excluded": self.gold_excluded,
+                "grades": {str(g): n for g, n in sorted(self.grade_counts.items())},
+            },
+        }
+
+
+def export_qrels(
+    store: CampaignStore, policy: Policy, *, unjudged: str | int = "skip", name: str = "qrels"
+) -> ExportResult:
+    """Apply ``policy`` to the campaign's current judgments; see the module docstring."""
+    if unjudged not in ("skip", -1):
+        raise UsageError(f"--unjudged {unjudged}: use -1 or skip")
+    gold = set(store.gold())
+    grades: dict[tuple[str, str], dict[str, int]] = {}
+    for j in store.current_judgments():
+        if j.action == "judge" and j.grade is not None:
+            grades.setdefault((j.query_id, j.doc_id), {})[j.assessor] = j.grade
+    assessors = sorted({a for per in grades.values() for a in per})
+    if policy.name == "assessor" and policy.assessor not in set(store.assessors()):
+        known = ", ".join(store.assessors()) or "none yet"
+        raise UsageError(f"--policy assessor={policy.assessor}: no such assessor in this campaign ({known})")
+    adjudications = store.adjudications() if policy.name == "adjudicated" else {}
+
+    chosen: dict[tuple[str, str], int] = {}
+    ties = adjudicated = 0
+    for key, per in grades.items():
+        if policy.name == "assessor":
+            if policy.assessor in per:
+                chosen[key] = per[policy.assessor]
+            continue
+        adj = adjudications.get(key)
+        if adj is not None and adj.grade is not None:
+            chosen[key] = adj.grade
+            adjudicated += 1
+            continue
+        grade, tie = combine(
+            list(per.values()), policy.fallback if policy.name == "adjudicated" else policy.name
+        )
+        chosen[key] = grade
+        ties += tie
+    for key, adj in adjudications.items():  # adjudicated items nobody graded (e.g. all said unrateable)
+        if key not in chosen and key not in gold and adj.grade is not None:
+            chosen[key] = adj.grade
+            adjudicated += 1
+
+    pool = [(p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) not in gold]
+    universe = list(dict.fromkeys([*pool, *sorted(chosen)]))
+    order = {t.query_id: i for i, t in enumerate(store.topics())}
+    universe.sort(key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
+    judgments: dict[str, dict[str, int]] = {}
+    missing = 0
+    for query_id, doc_id in universe:
+        value = chosen.get((query_id, doc_id))
+        if value is None:
+            missing += 1
+            if unjudged == "skip":
+                continue
+            value = -1
+        judgments.setdefault(query_id, {})[doc_id] = value
+    return ExportResult(
+        qrels=Qrels(judgments=judgments, name=name),
+        policy=str(policy),
+        assessors=tuple([policy.assessor] if policy.assessor else assessors),
+        items=len(universe),
+        graded=len(chosen),
+        unjudged=missing,
+        unjudged_written=unjudged != "skip",
+        adjudicated=adjudicated,
+        majority_ties=ties,
+        gold_excluded=len(gold),
+        grade_counts=dict(Counter(chosen.values())),
+    )

@@ -1,0 +1,187 @@
+"""One pooling round into a campaign: build the pool, skip what is already judged, snapshot the docs.
+
+What a round decides for each pooled (topic, doc):
+
+- judged in ``--exclude`` qrels → skipped (the organiser already has a grade; no text to compare);
+- judged in this campaign (a grade or unrateable) → fetched again and its content hash compared with the
+  hash the assessor saw: unchanged → skipped; changed → re-queued and flagged **stale**; fetch failed →
+  skipped (a failure says nothing about the text);
+- already in the pool but not judged yet → left as it is (not queued twice);
+- otherwise → queued, and its snapshot stored (a failed fetch is stored as a failure, not dropped).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from toolkit.errors import ToolkitWarning, UsageError
+from toolkit.judging.records import CampaignTopic, Document
+from toolkit.judging.store import CampaignStore
+from toolkit.model import DEFAULT_GRADES, Qrels, Run, TopicSet
+from toolkit.pooling.depth import depth_pool
+from toolkit.pooling.docsource import DocSource, fetch_documents
+from toolkit.pooling.mtf import mtf_pool
+from toolkit.pooling.pool import Pool
+
+STRATEGIES = ("depth", "mtf")
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """What a round did, for the CLI summary and tests."""
+
+    round: int
+    topics: int
+    pooled: int
+    queued: int
+    stale: int
+    skipped: int
+    pending: int
+    fetch_failures: tuple[str, ...]
+
+
+def campaign_topics(topic_set: TopicSet) -> list[CampaignTopic]:
+    return [
+        CampaignTopic(t.query_id, t.query, t.description, t.narrative, t.query_class)
+        for t in topic_set.topics
+    ]
+
+
+def known_relevance(
+    store: CampaignStore, exclude: Sequence[Qrels], *, min_rel: int = 1
+) -> dict[tuple[str, str], bool | None]:
+    """What MTF may treat as known: excluded qrels, campaign judgments (adjudication first, else the highest
+    grade; unrateable = not relevant), and pending pool items (None)."""
+    known: dict[tuple[str, str], bool | None] = {(p.query_id, p.doc_id): None for p in store.pool_items()}
+    grades: dict[tuple[str, str], list[int]] = {}
+    for j in store.current_judgments():
+        if j.action in ("judge", "unrateable"):
+            grades.setdefault((j.query_id, j.doc_id), []).append(j.grade if j.grade is not None else -1)
+    for key, values in grades.items():
+        known[key] = max(values) >= min_rel
+    for key, adj in store.adjudications().items():
+        known[key] = (adj.grade or 0) >= min_rel
+    for qrels in exclude:
+        for query_id, docs in qrels.judgments.items():
+            for doc_id, rel in docs.items():
+                known[(query_id, doc_id)] = rel >= min_rel
+    return known
+
+
+def build_pool(
+    runs: Sequence[Run],
+    topic_set: TopicSet,
+    *,
+    strategy: str = "depth",
+    depth: int | None = 10,
+    budget: int | None = None,
+    known: Mapping[tuple[str, str], bool | None] | None = None,
+) -> Pool:
+    """Depth-k or MTF pool over the topic set's topics (topics in runs but not in the set are ignored)."""
+    if not runs:
+        raise UsageError("no runs to pool; pass one or more run files")
+    extra = sorted({q for run in runs for q in run.results} - set(topic_set.ids))
+    if extra:
+        shown = ", ".join(extra[:5]) + (" …" if len(extra) > 5 else "")
+        warnings.warn(
+            f"ignoring {len(extra)} topic(s) in the runs but not in the topic set: {shown}",
+            ToolkitWarning,
+            stacklevel=2,
+        )
+    if strategy == "depth":
+        return depth_pool(runs, depth=depth if depth is not None else 10, topics=topic_set.ids)
+    if strategy == "mtf":
+        if budget is None:
+            raise UsageError("--strategy mtf needs --budget N (new documents per topic)")
+        return mtf_pool(runs, budget=budget, depth=depth, topics=topic_set.ids, known=known)
+    raise UsageError(f"unknown pooling strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
+
+
+def pool_round(
+    store: CampaignStore,
+    runs: Sequence[Run],
+    topic_set: TopicSet,
+    *,
+    source: DocSource,
+    strategy: str = "depth",
+    depth: int | None = 10,
+    budget: int | None = None,
+    exclude: Sequence[Qrels] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> RoundResult:
+    """Add one round to ``store`` (a new campaign's first round or a later one); see the module docstring."""
+    grades = dict(topic_set.grades) if topic_set.grades else dict(DEFAULT_GRADES)
+    known = known_relevance(store, exclude) if strategy == "mtf" else None
+    pool = build_pool(runs, topic_set, strategy=strategy, depth=depth, budget=budget, known=known)
+
+    excluded = {(q, d) for qrels in exclude for q, docs in qrels.judgments.items() for d in docs}
+    judged_hashes: dict[tuple[str, str], set[str | None]] = {}
+    for j in store.current_judgments():
+        if j.action in ("judge", "unrateable"):
+            judged_hashes.setdefault((j.query_id, j.doc_id), set()).add(j.content_hash)
+    in_pool = {(p.query_id, p.doc_id) for p in store.pool_items()}
+
+    new: list[tuple[str, str]] = []
+    recheck: list[tuple[str, str]] = []
+    skipped = pending = 0
+    for query_id, doc_id, _ in pool.items():
+        key = (query_id, doc_id)
+        if key in excluded:
+            skipped += 1
+        elif key in judged_hashes:
+            recheck.append(key)
+        elif key in in_pool:
+            pending += 1
+        else:
+            new.append(key)
+
+    fetched = fetch_documents(source, [d for _, d in new] + [d for _, d in recheck], progress=progress)
+    stale: list[tuple[str, str]] = []
+    for key in recheck:
+        doc = fetched[key[1]]
+        if doc.fetch_error is None and doc.content_hash not in judged_hashes[key]:
+            stale.append(key)
+        else:
+            skipped += 1
+    queued = new + stale
+    latest = store.latest_hashes()
+    snapshots: list[Document] = []
+    for doc_id in dict.fromkeys(d for _, d in queued):
+        doc = fetched[doc_id]
+        if doc_id not in latest or doc.content_hash != latest[doc_id] or doc.fetch_error is not None:
+            snapshots.append(doc)
+    failures = tuple(d.doc_id for d in snapshots if d.fetch_error is not None)
+    with store.transaction():  # topics, metadata and the round: all or nothing
+        store.set_topics(campaign_topics(topic_set), grades)  # only now: nothing is written before the fetch
+        meta = {
+            "topic_set": topic_set.name,
+            "topic_set_path": topic_set.path or "",
+            "topic_set_sha256": topic_set.sha256 or "",
+        }
+        if topic_set.description:
+            meta["guidelines"] = topic_set.description  # shown to assessors with the grade definitions
+        store.set_meta(meta)
+        number = store.add_round(
+            strategy=strategy,
+            depth=pool.depth,
+            budget=pool.budget,
+            runs=pool.runs,
+            provenance={(q, d): sources for q, d, sources in pool.items()},
+            queued=queued,
+            stale=stale,
+            snapshots=snapshots,
+            skipped=skipped,
+            params={"docs": source.describe(), "exclude": [q.path or q.name for q in exclude]},
+        )
+    return RoundResult(
+        round=number,
+        topics=len(topic_set),
+        pooled=len(pool),
+        queued=len(queued),
+        stale=len(stale),
+        skipped=skipped,
+        pending=pending,
+        fetch_failures=failures,
+    )

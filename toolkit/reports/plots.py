@@ -1,0 +1,115 @@
+"""The audit's plots, drawn with matplotlib's Agg backend and returned as PNG bytes.
+
+* per-topic delta of the primary measure, sorted by delta (one chart per candidate);
+* distribution of the first-relevant rank per run (1..cutoff, and "none");
+* a CI forest plot: per measure, each candidate's mean delta with its bootstrap 95% CI.
+
+PNG metadata is fixed (no Software/date chunks) and fonts are matplotlib's bundled DejaVu, so the bytes
+depend only on the data and the matplotlib version.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+from toolkit.stats.comparison import ComparisonResult
+
+
+@dataclass(frozen=True)
+class Plot:
+    name: str
+    caption: str
+    png: bytes
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plots: list[Plot] = []
+    with matplotlib.rc_context(
+        {"svg.hashsalt": "trec-toolkit", "font.family": "DejaVu Sans", "font.size": 9}
+    ):
+        for cand in result.candidates:
+            c = result.comparison(cand, result.primary)
+            if c is None:
+                continue
+            pairs = sorted(zip(c.diffs, c.topics, strict=True))
+            fig, ax = plt.subplots(figsize=(max(6.0, 0.18 * len(pairs) + 2), 3.6))
+            colors = ["#2b8a3e" if d > 0 else "#c92a2a" if d < 0 else "#868e96" for d, _ in pairs]
+            ax.bar(range(len(pairs)), [d for d, _ in pairs], color=colors)
+            ax.axhline(0, color="#333", linewidth=0.8)
+            if len(pairs) <= 60:
+                ax.set_xticks(range(len(pairs)), [q for _, q in pairs], rotation=90, fontsize=7)
+            else:
+                ax.set_xticks([])
+            ax.set_ylabel(f"Δ {c.measure} ({cand} − {result.baseline})")
+            ax.set_title(f"Per-topic Δ {c.measure}, sorted (mean {c.delta:+.4f})")
+            plots.append(
+                Plot(
+                    f"{prefix}delta-{_slug(cand)}-{_slug(c.measure)}.png",
+                    f"Per-topic delta of {c.measure}, {cand} vs {result.baseline}, sorted",
+                    _png(fig, plt),
+                )
+            )
+
+        if result.rank1:
+            cutoff = result.rank1[0].cutoff
+            series = {result.baseline: result.rank1[0].ranks_baseline}
+            for r in result.rank1:
+                series[r.candidate] = r.ranks_candidate
+            labels = [str(i) for i in range(1, cutoff + 1)] + ["none"]
+            fig, ax = plt.subplots(figsize=(7.0, 3.6))
+            width = 0.8 / len(series)
+            for i, (run, ranks) in enumerate(series.items()):
+                counts = [sum(1 for v in ranks.values() if v == k) for k in range(1, cutoff + 1)]
+                counts.append(sum(1 for v in ranks.values() if v is None))
+                ax.bar([x + i * width for x in range(len(labels))], counts, width=width, label=run)
+            ax.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(labels))], labels)
+            ax.set_xlabel(f"rank of the first relevant document (within top {cutoff})")
+            ax.set_ylabel("topics")
+            ax.legend()
+            ax.set_title("First-relevant rank per run")
+            plots.append(
+                Plot(
+                    f"{prefix}first-relevant-rank.png",
+                    "Distribution of the first-relevant rank per run",
+                    _png(fig, plt),
+                )
+            )
+
+        rows = [
+            (c.measure, c.candidate, c.delta, c.ci95)
+            for m in result.measures
+            for c in result.comparisons
+            if c.measure == m
+        ]
+        if rows:
+            fig, ax = plt.subplots(figsize=(7.0, 0.35 * len(rows) + 1.2))
+            for y, (_, _, delta, (lo, hi)) in enumerate(reversed(rows)):
+                ax.plot([lo, hi], [y, y], color="#1c7ed6", linewidth=2)
+                ax.plot([delta], [y], "o", color="#1c7ed6")
+            ax.axvline(0, color="#333", linewidth=0.8)
+            ax.set_yticks(range(len(rows)), [f"{m}  {cand}" for m, cand, _, _ in reversed(rows)])
+            ax.set_xlabel(f"mean delta vs {result.baseline} with bootstrap 95% CI")
+            ax.set_title("Confidence intervals per measure")
+            plots.append(
+                Plot(f"{prefix}ci-forest.png", "Mean delta per measure with its 95% CI", _png(fig, plt))
+            )
+    return plots
+
+
+def _png(fig: object, plt: object) -> bytes:
+    buffer = io.BytesIO()
+    fig.tight_layout()  # type: ignore[attr-defined]
+    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})  # type: ignore[attr-defined]
+    plt.close(fig)  # type: ignore[attr-defined]
+    return buffer.getvalue()

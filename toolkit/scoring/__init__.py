@@ -1,0 +1,49 @@
+"""Scoring: runs × qrels → per-topic and aggregate measure values, with trec_eval semantics (DESIGN §5).
+
+The API other stages use (``compare``, ``gate``, ``audit``)::
+
+    from toolkit.scoring import parse_measures, evaluate, evaluate_many, first_relevant_rank
+
+    measures = parse_measures("RR@10 P@1 ndcg_cut.10 R-Prec")   # → ('RR@10', 'P@1', 'nDCG@10', 'Rprec')
+    scores = evaluate(run, qrels, topics=topic_set, measures=measures)   # → RunScores
+    scores.n, scores.aggregate["RR@10"], scores.values("RR@10")          # values in scores.query_ids order
+    scores.per_query["q1"]["P@1"], scores.empty, scores.ignored
+    scores.by_class(topic_set)["canonical"].aggregate                    # per class: n + its measures
+    first_relevant_rank(run, qrels, "q1", cutoff=10)                     # 1-based rank or None
+
+Rules (details in ``toolkit.scoring.evaluate``): the denominator is the topic set's topics (else the qrels');
+a topic the run left empty scores 0; a topic without qrels scores 0 and counts; run topics outside the
+denominator are ignored with one ``ToolkitWarning`` per run. Rankings follow trec_eval 10 (score desc as
+doubles, ties by doc_id desc) for every measure, cutoff measures included. Measure names are canonical
+ir_measures strings; ``parse_measures`` also accepts trec_eval names and ``R-Prec``. Count measures
+(``NumRel``, ``NumRet``, ``NumQ``) aggregate as sums, everything else as means.
+"""
+
+from toolkit.scoring.evaluate import (
+    UNCLASSIFIED,
+    ClassScores,
+    RunScores,
+    default_measures,
+    denominator,
+    evaluate,
+    evaluate_many,
+    first_relevant_rank,
+    resolve_measures,
+)
+from toolkit.scoring.measures import canonical_measure, is_count, measure_cutoff, parse_measures
+
+__all__ = [
+    "UNCLASSIFIED",
+    "ClassScores",
+    "RunScores",
+    "canonical_measure",
+    "default_measures",
+    "denominator",
+    "evaluate",
+    "evaluate_many",
+    "first_relevant_rank",
+    "is_count",
+    "measure_cutoff",
+    "parse_measures",
+    "resolve_measures",
+]

@@ -1,0 +1,182 @@
+"""The evaluation engine: one evaluator per qrels, fed canonical rankings in chunks of topics.
+
+Why canonical rankings: trec_eval 10 orders by score descending, ties by doc_id descending, comparing scores
+as doubles; pytrec_eval compares float32, and other ir_measures providers break ties their own way. Each
+topic's ranking is therefore put into trec_eval 10's order here (``Run.ranking``) and re-scored with strictly
+decreasing integers (n, n-1, …, 1 — exact in float32), so that every backend sees one unambiguous order.
+
+Why prefixes: most measures only look at the ranking down to the last relevant doc (and their cutoff). When
+every requested measure is like that (``plan.PREFIX_SAFE``), each topic's ranking is cut right after its last
+doc with relevance ≥ the lowest ``rel`` asked for, and at least at the deepest cutoff; the values are the
+same and the backend handles a few dozen docs a topic instead of a thousand.
+
+Why chunks: a backend needs a dict of dicts; building it for a 7-million-line run at once costs more than a
+gigabyte, so topics are handed over a few hundred thousand docs at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from toolkit.model import Qrels, Run
+from toolkit.scoring.measures import measure_object
+from toolkit.scoring.plan import NUM_REL, NUM_RET, OTHER, PREFIX_SAFE, PYTREC, RR_CUT, Route, route
+
+#: Docs handed to the backend per call (bounds the memory of the dict-of-dicts it needs).
+CHUNK_DOCS = 400_000
+
+
+def ranking(run: Run, query_id: str, depth: int | None = None) -> Sequence[str]:
+    """A topic's doc ids in trec_eval 10 order (the top ``depth``); uses the run's own ranking when it has one."""
+    results = run.results
+    precomputed = getattr(results, "ranking", None)
+    if precomputed is not None:
+        return precomputed(query_id, depth)  # type: ignore[no-any-return]
+    docs = run.ranking(query_id)
+    return docs if depth is None else docs[:depth]
+
+
+def ranking_prefix(run: Run, query_id: str, wanted: Sequence[str], depth: int) -> tuple[Sequence[str], int]:
+    """The ranking down to the last doc in ``wanted`` (at least ``depth`` docs), and the full ranking's length."""
+    topic = run.results.get(query_id)
+    if topic is None:
+        return [], 0
+    prefix = getattr(topic, "prefix", None)
+    if prefix is not None:
+        return prefix(wanted, depth)  # type: ignore[no-any-return]
+    docs = ranking(run, query_id)
+    if wanted:
+        keep = set(wanted)
+        last = max((i for i, d in enumerate(docs) if d in keep), default=-1)
+        depth = max(depth, last + 1)
+    return docs[:depth], len(docs)
+
+
+class _Group:
+    """Measures computed together by one backend evaluator on rankings cut at ``depth``."""
+
+    def __init__(self, evaluator: Any, names: dict[Any, str], depth: int | None) -> None:
+        self.evaluator = evaluator
+        self.names = names
+        self.depth = depth
+
+    def calc(self, run: dict[str, dict[str, float]]) -> Iterator[tuple[str, str, float]]:
+        # ``_iter_calc`` yields only the topics present in ``run``; the public ``iter_calc`` would also yield
+        # a default for every other qrels topic on every chunk. The engine fills defaults itself.
+        calc = getattr(self.evaluator, "_iter_calc", None) or self.evaluator.iter_calc
+        for metric in calc(run):
+            name = self.names.get(metric.measure)
+            if name is not None and metric.query_id in run:
+                yield metric.query_id, name, float(metric.value)
+
+
+class Evaluator:
+    """Scores rankings against one qrels for a fixed list of canonical measure names (build once, reuse)."""
+
+    def __init__(self, qrels: Qrels, measures: Sequence[str]) -> None:
+        import ir_measures
+
+        self.qrels = qrels
+        self.measures = tuple(measures)
+        routes = [route(measure_object(m)) for m in self.measures]
+        self.qrels_dict: dict[str, dict[str, int]] = {q: dict(d) for q, d in qrels.judgments.items()}
+        self.num_rel: list[Route] = [r for r in routes if r.kind == NUM_REL]
+        self.num_ret: list[Route] = [r for r in routes if r.kind == NUM_RET]
+        self.prefix_ok = all(_prefix_safe(r) for r in routes)
+        min_rel = min((r.rel for r in routes), default=1)
+        self.min_depth = max((r.depth or _cutoff(r) or 1 for r in routes), default=1)
+        self.wanted: dict[str, list[str]] = {
+            q: [d for d, g in docs.items() if g >= min_rel] for q, docs in self.qrels_dict.items()
+        }
+        self.groups: list[_Group] = []
+        pytrec = ir_measures.providers.registry["pytrec_eval"]
+        full = [r for r in routes if r.kind == PYTREC]
+        if full:
+            self.groups.append(
+                _Group(
+                    pytrec.evaluator([r.compute for r in full], self.qrels_dict),
+                    {r.compute: r.name for r in full},
+                    None,
+                )
+            )
+        by_depth: dict[tuple[str, int | None], list[Route]] = {}
+        for r in routes:
+            if r.kind in (RR_CUT, OTHER):
+                by_depth.setdefault((r.kind, r.depth), []).append(r)
+        for (kind, depth), rs in by_depth.items():
+            computes = list({r.compute: None for r in rs})
+            names = {r.compute: r.name for r in rs}
+            if kind == RR_CUT:
+                ev = pytrec.evaluator(computes, self.qrels_dict)
+            else:
+                ev = ir_measures.evaluator(computes, self.qrels_dict)
+            self.groups.append(_Group(ev, names, depth))
+
+    def zero(self, query_id: str) -> dict[str, float]:
+        """A topic's values when the run has no results for it: 0, except qrels-only NumRel (trec_eval -c)."""
+        values = dict.fromkeys(self.measures, 0.0)
+        for r in self.num_rel:
+            values[r.name] = float(self._count_rel(query_id, r.rel))
+        return values
+
+    def _count_rel(self, query_id: str, rel: int) -> int:
+        return sum(1 for g in self.qrels_dict.get(query_id, {}).values() if g >= rel)
+
+    def score_run(self, run: Run, query_ids: Iterable[str]) -> dict[str, dict[str, float]]:
+        """Per-topic values of every measure for the given (non-empty, distinct) topics of ``run``."""
+        if not self.prefix_ok:
+            return self.score((q, ranking(run, q), None) for q in query_ids)
+        return self.score(
+            (q, *ranking_prefix(run, q, self.wanted.get(q, ()), self.min_depth)) for q in query_ids
+        )
+
+    def score(self, ranked: Iterable[tuple[str, Sequence[str], int | None]]) -> dict[str, dict[str, float]]:
+        """Per-topic values for ``(query_id, docs in canonical order, docs returned or None = len(docs))``.
+
+        Topics are expected to be non-empty and distinct; values for topics absent from the qrels are 0.
+        """
+        out: dict[str, dict[str, float]] = {}
+        chunk: list[tuple[str, Sequence[str]]] = []
+        size = 0
+        for query_id, docs, returned in ranked:
+            chunk.append((query_id, docs))
+            out[query_id] = self.zero(query_id)
+            for r in self.num_ret:
+                out[query_id][r.name] = float(len(docs) if returned is None else returned)
+            size += len(docs)
+            if size >= CHUNK_DOCS:
+                self._score_chunk(chunk, out)
+                chunk, size = [], 0
+        if chunk:
+            self._score_chunk(chunk, out)
+        return out
+
+    def _score_chunk(self, chunk: list[tuple[str, Sequence[str]]], out: dict[str, dict[str, float]]) -> None:
+        longest = max(len(docs) for _, docs in chunk)
+        scores = [float(i) for i in range(longest, 0, -1)]
+        for group in self.groups:
+            if group.depth is None:
+                run = {q: dict(zip(docs, scores[longest - len(docs) :], strict=True)) for q, docs in chunk}
+            else:
+                k = group.depth
+                run = {
+                    q: dict(zip(docs[:k], scores[longest - len(docs) :], strict=False)) for q, docs in chunk
+                }
+            for query_id, name, value in group.calc(run):
+                out[query_id][name] = value
+            del run
+
+
+def _cutoff(r: Route) -> int | None:
+    cutoff = (getattr(r.compute, "params", {}) or {}).get("cutoff")
+    return cutoff if isinstance(cutoff, int) else None
+
+
+def _prefix_safe(r: Route) -> bool:
+    if r.kind in (NUM_REL, NUM_RET):
+        return True
+    params = getattr(r.compute, "params", {}) or {}
+    if params.get("judged_only") is True or isinstance(params.get("gains"), dict):
+        return False
+    return bool(r.compute.NAME in PREFIX_SAFE)

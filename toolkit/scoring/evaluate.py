@@ -1,0 +1,225 @@
+"""Score runs against qrels over a declared denominator of topics (DESIGN §5) → ``RunScores``.
+
+The denominator is the topic set's topics, or the qrels' topics when there is no topic set. Every denominator
+topic gets a value for every measure:
+
+* a topic the run has no results for is *empty* and scores 0 (trec_eval ``-c``); the one exception is
+  ``NumRel``, a property of the qrels, which keeps its count as trec_eval ``-c`` prints it;
+* a topic in the topic set but absent from the qrels scores 0 on every measure and still counts in ``n``.
+  trec_eval would skip such a topic (it evaluates only topics with judgments); under a declared topic set it
+  counts as a miss, so a topic nobody judged cannot silently raise the mean. A warning names how many;
+* topics in the run but not in the denominator are *ignored*, with one warning per run counting them.
+
+Aggregates are the mean over ``n``, except count measures (``NumRel``, ``NumRet``, ``NumQ``), which are summed
+as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from toolkit.errors import ToolkitWarning, UsageError
+from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
+from toolkit.scoring.engine import Evaluator, ranking
+from toolkit.scoring.measures import is_count, parse_measures
+
+#: Class key of topics that have no class, in ``RunScores.by_class``.
+UNCLASSIFIED = "unclassified"
+
+
+def aggregate_values(measure: str, values: Sequence[float]) -> float:
+    """Mean over the topics (sum for count measures); 0.0 when there are no topics."""
+    if not values:
+        return 0.0
+    total = float(sum(values))
+    return total if is_count(measure) else total / len(values)
+
+
+@dataclass(frozen=True)
+class ClassScores:
+    """One query class's share of a run's scores: its topics, ``n`` and the aggregate of its measures."""
+
+    query_class: str
+    query_ids: tuple[str, ...]
+    measures: tuple[str, ...]
+    aggregate: Mapping[str, float]
+
+    @property
+    def n(self) -> int:
+        return len(self.query_ids)
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """A run's values over the denominator: per topic, aggregated, with the empty and ignored topics named.
+
+    ``per_query[query_id][measure]`` holds every denominator topic (in ``query_ids`` order: topic-set order,
+    else qrels order) and every measure; ``aggregate[measure]`` is the mean over ``n`` (sum for counts).
+    Values are unrounded floats.
+    """
+
+    run: str
+    path: str | None
+    measures: tuple[str, ...]
+    query_ids: tuple[str, ...]
+    per_query: Mapping[str, Mapping[str, float]]
+    aggregate: Mapping[str, float]
+    empty: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        """Topics counted (the denominator), empty ones included."""
+        return len(self.query_ids)
+
+    def values(self, measure: str) -> list[float]:
+        """One measure's per-topic values in ``query_ids`` order (pairs up across runs of one denominator)."""
+        if measure not in self.measures:
+            raise UsageError(f"measure {measure!r} was not computed; computed: {' '.join(self.measures)}")
+        return [self.per_query[q][measure] for q in self.query_ids]
+
+    def by_class(self, topics: TopicSet, *, all_measures: bool = False) -> dict[str, ClassScores]:
+        """Per query class (in topic-set order): n and the aggregate of that class's measures.
+
+        A class's measures are those the topic set gives its topics (``TopicSet.measures_for``) that were
+        computed here; ``all_measures=True`` aggregates every computed measure instead. Topics without a
+        class go under ``"unclassified"``; denominator topics not in ``topics`` are left out.
+        """
+        members: dict[str, list[str]] = {}
+        class_measures: dict[str, dict[str, None]] = {}
+        by_id = topics.by_id
+        for query_id in self.query_ids:
+            topic = by_id.get(query_id)
+            if topic is None:
+                continue
+            cls = topic.query_class or UNCLASSIFIED
+            members.setdefault(cls, []).append(query_id)
+            wanted = class_measures.setdefault(cls, {})
+            for m in _canonical_list(topics.measures_for(topic)):
+                if m in self.measures:
+                    wanted.setdefault(m, None)
+        out: dict[str, ClassScores] = {}
+        for cls, ids in members.items():
+            measures = self.measures if all_measures else tuple(class_measures[cls]) or self.measures
+            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ids]) for m in measures}
+            out[cls] = ClassScores(cls, tuple(ids), tuple(measures), agg)
+        return out
+
+
+def _canonical_list(names: Iterable[str]) -> tuple[str, ...]:
+    return parse_measures(list(names)) if names else ()
+
+
+def default_measures(topics: TopicSet | None) -> tuple[str, ...]:
+    """The topic set's class measures (union in topic order) when any topic has a class, else the defaults."""
+    if topics is not None and any(t.query_class for t in topics):
+        seen: dict[str, None] = {}
+        for topic in topics:
+            for m in _canonical_list(topics.measures_for(topic)):
+                seen.setdefault(m, None)
+        return tuple(seen)
+    return parse_measures(list(DEFAULT_MEASURES))
+
+
+def resolve_measures(measures: str | Sequence[str] | None, topics: TopicSet | None) -> tuple[str, ...]:
+    """Canonical measure names: the given ones parsed, else ``default_measures(topics)``."""
+    if measures is None or (not isinstance(measures, str) and len(measures) == 0):
+        return default_measures(topics)
+    return parse_measures(measures)
+
+
+def denominator(qrels: Qrels, topics: TopicSet | None) -> tuple[str, ...]:
+    """The topics that count: the topic set's, else the qrels'."""
+    return topics.ids if topics is not None else tuple(qrels.query_ids)
+
+
+def evaluate(
+    run: Run,
+    qrels: Qrels,
+    *,
+    topics: TopicSet | None = None,
+    measures: str | Sequence[str] | None = None,
+) -> RunScores:
+    """Score one run (see the module docstring for the denominator rules); warns about ignored topics."""
+    return evaluate_many([run], qrels, topics=topics, measures=measures)[0]
+
+
+def evaluate_many(
+    runs: Iterable[Run],
+    qrels: Qrels,
+    *,
+    topics: TopicSet | None = None,
+    measures: str | Sequence[str] | None = None,
+) -> list[RunScores]:
+    """Score several runs on one denominator with one evaluator built for the qrels and reused.
+
+    ``measures`` is any spelling ``parse_measures`` accepts (default: ``default_measures(topics)``). Emits a
+    ``ToolkitWarning`` once for topic-set topics missing from the qrels, and once per run counting its
+    ignored topics.
+    """
+    names = resolve_measures(measures, topics)
+    query_ids = denominator(qrels, topics)
+    wanted = set(query_ids)
+    if topics is not None:
+        unjudged = [q for q in query_ids if q not in qrels.judgments]
+        if unjudged:
+            warnings.warn(
+                f"{len(unjudged)} of {len(query_ids)} topics have no qrels ({_sample(unjudged)}); "
+                "they score 0 and count in n",
+                ToolkitWarning,
+                stacklevel=2,
+            )
+    evaluator = Evaluator(qrels, names)
+    out: list[RunScores] = []
+    for run in runs:
+        ignored = tuple(q for q in run.results if q not in wanted)
+        if ignored:
+            warnings.warn(
+                f"run {run.name}: {len(ignored)} topic(s) not in the "
+                f"{'topic set' if topics is not None else 'qrels'} ignored ({_sample(ignored)})",
+                ToolkitWarning,
+                stacklevel=2,
+            )
+        present = [q for q in query_ids if run.results.get(q)]
+        empty = tuple(q for q in query_ids if not run.results.get(q))
+        scored = evaluator.score_run(run, present)
+        per_query: dict[str, dict[str, float]] = {}
+        for q in query_ids:
+            per_query[q] = scored[q] if q in scored else evaluator.zero(q)
+        aggregate = {m: aggregate_values(m, [per_query[q][m] for q in query_ids]) for m in names}
+        out.append(
+            RunScores(
+                run=run.name,
+                path=run.path,
+                measures=names,
+                query_ids=query_ids,
+                per_query=per_query,
+                aggregate=aggregate,
+                empty=empty,
+                ignored=ignored,
+            )
+        )
+    return out
+
+
+def first_relevant_rank(
+    run: Run, qrels: Qrels, query_id: str, *, cutoff: int | None = 10, min_rel: int = 1
+) -> int | None:
+    """1-based rank of the first doc with relevance ≥ ``min_rel`` in trec_eval order, within ``cutoff``.
+
+    None when no relevant doc is within the cutoff (or the topic is empty); ``cutoff=None`` looks at the
+    whole ranking. This is the rank ``RR@cutoff`` is the reciprocal of.
+    """
+    judged = qrels.judgments.get(query_id, {})
+    docs = ranking(run, query_id, cutoff)
+    for index in range(len(docs)):
+        if judged.get(docs[index], 0) >= min_rel:
+            return index + 1
+    return None
+
+
+def _sample(ids: Sequence[str], k: int = 3) -> str:
+    shown = ", ".join(ids[:k])
+    return f"{shown}, …" if len(ids) > k else shown

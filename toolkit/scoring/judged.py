@@ -1,0 +1,52 @@
+"""How much of a run's top k the qrels judged — the warning sign that human qrels are too shallow.
+
+With pooled human judgments an unjudged doc counts as non-relevant, so a run that retrieves docs nobody
+judged (a new system, a deeper cutoff than the pool) is scored too low. ``Judged@k`` < 1 says so.
+Regex-truth qrels list only what the regexes matched, so every other doc is unjudged by construction and
+the check means nothing there: ``looks_human`` tells the two apart by the presence of judged non-relevant docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from toolkit.model import Qrels, Run
+from toolkit.scoring.engine import ranking
+
+
+@dataclass(frozen=True)
+class JudgedResult:
+    """Judged@depth of one run: mean over the topics with results, and the topics holding unjudged docs."""
+
+    run: str
+    depth: int
+    rate: float
+    topics: int
+    unjudged_topics: tuple[str, ...]
+
+
+def looks_human(qrels: Qrels) -> bool:
+    """True when the qrels judge some docs non-relevant (relevance ≤ 0), as pooled human qrels do."""
+    return any(grade <= 0 for docs in qrels.judgments.values() for grade in docs.values())
+
+
+def judged_at(run: Run, qrels: Qrels, query_ids: Sequence[str], *, depth: int = 10) -> JudgedResult:
+    """Fraction of the top ``depth`` docs that are in the qrels, averaged over the topics with results.
+
+    Same definition as ir_measures' ``Judged@k`` (divides by min(k, docs returned)); topics the run left
+    empty are skipped (they have nothing to judge).
+    """
+    rates: list[float] = []
+    unjudged: list[str] = []
+    for query_id in query_ids:
+        docs = ranking(run, query_id, depth)
+        if not docs:
+            continue
+        judged = qrels.judgments.get(query_id, {})
+        hits = sum(1 for d in docs if d in judged)
+        rates.append(hits / len(docs))
+        if hits < len(docs):
+            unjudged.append(query_id)
+    rate = sum(rates) / len(rates) if rates else 1.0
+    return JudgedResult(run.name, depth, rate, len(rates), tuple(unjudged))

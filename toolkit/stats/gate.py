@@ -1,0 +1,202 @@
+"""Gate rules: declared thresholds a candidate run must meet against a baseline (the CI regression guard).
+
+A rule is one line (on the command line with ``--rule`` or in ``toolkit.toml`` under ``[gate] rules``)::
+
+    MEASURE [QUANTITY] OP NUMBER [class=CLASS]
+
+* ``MEASURE``: any measure the scorer knows (``nDCG@10``, ``P@1``, ``R-Prec``), or ``win_rate`` — the
+  candidate's preference win rate on the deprecation pairs of the topic set;
+* ``QUANTITY``: ``value`` (the default: the candidate's mean), ``drop`` (baseline mean − candidate mean, so a
+  regression is positive) or ``delta`` (candidate − baseline);
+* ``OP``: ``<=``, ``<``, ``>=``, ``>``;
+* ``class=CLASS``: average over that class's topics only (needs a topic set).
+
+Examples: ``nDCG@10 drop <= 0.05``, ``P@1 >= 1.0 class=canonical``, ``RR@10 delta > -0.02``,
+``win_rate >= 0.75``. Values are compared on the 1e-9 grid, so a drop of exactly 0.05 passes ``<= 0.05``
+despite float round-off.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolkit.errors import UsageError
+
+OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "<=": operator.le,
+    "<": operator.lt,
+    ">=": operator.ge,
+    ">": operator.gt,
+}
+QUANTITIES = ("value", "drop", "delta")
+GRAMMAR = "MEASURE [value|drop|delta] <=|<|>=|> NUMBER [class=CLASS], e.g. 'nDCG@10 drop <= 0.05'"
+
+_RULE = re.compile(
+    r"^\s*(?P<measure>\S+?)\s*(?:\s(?P<quantity>value|drop|delta)\s*)?(?P<op><=|>=|<|>)\s*"
+    r"(?P<number>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:\s(?P<filters>.*))?$"
+)
+
+
+@dataclass(frozen=True)
+class GateRule:
+    text: str
+    measure: str
+    quantity: str
+    op: str
+    threshold: float
+    query_class: str | None = None
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One rule's outcome: the measured ``value`` (None if it could not be measured) and whether it held."""
+
+    rule: GateRule
+    value: float | None
+    passed: bool
+    n: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class GateResult:
+    baseline: str
+    candidate: str
+    checks: tuple[GateCheck, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def failed(self) -> tuple[GateCheck, ...]:
+        return tuple(c for c in self.checks if not c.passed)
+
+
+def parse_rule(text: str, *, canonical: Callable[[str], str] | None = None) -> GateRule:
+    """Parse one rule; ``canonical`` maps a measure name to the scorer's spelling (and rejects unknown ones)."""
+    match = _RULE.match(text)
+    if not match:
+        raise UsageError(f"cannot read gate rule {text!r}; expected {GRAMMAR}")
+    query_class = None
+    for item in (match.group("filters") or "").split():
+        key, _, value = item.partition("=")
+        if key != "class" or not value:
+            raise UsageError(f"gate rule {text!r}: unknown filter {item!r}; the only filter is class=CLASS")
+        query_class = value
+    measure = match.group("measure")
+    if measure != "win_rate" and canonical is not None:
+        measure = canonical(measure)
+    quantity = match.group("quantity") or "value"
+    if measure == "win_rate" and query_class is not None:
+        raise UsageError(f"gate rule {text!r}: win_rate covers the deprecation pairs; drop class=")
+    return GateRule(
+        text.strip(), measure, quantity, match.group("op"), float(match.group("number")), query_class
+    )
+
+
+def check_rules(
+    rules: Sequence[GateRule],
+    baseline: Mapping[str, Mapping[str, float]],
+    candidate: Mapping[str, Mapping[str, float]],
+    *,
+    classes: Mapping[str, Sequence[str]] | None = None,
+    win_rates: Mapping[str, float | None] | None = None,
+    baseline_name: str = "baseline",
+    candidate_name: str = "candidate",
+) -> GateResult:
+    """Evaluate rules on per-topic values (``values[query_id][measure]``, every topic of the denominator)."""
+    checks = []
+    for rule in rules:
+        checks.append(_check(rule, baseline, candidate, classes or {}, win_rates or {}))
+    return GateResult(baseline_name, candidate_name, tuple(checks))
+
+
+def _check(
+    rule: GateRule,
+    baseline: Mapping[str, Mapping[str, float]],
+    candidate: Mapping[str, Mapping[str, float]],
+    classes: Mapping[str, Sequence[str]],
+    win_rates: Mapping[str, Any],
+) -> GateCheck:
+    if rule.measure == "win_rate":
+        base, cand = win_rates.get("baseline"), win_rates.get("candidate")
+        n = int(win_rates.get("n", 0) or 0)
+        if cand is None:
+            return GateCheck(
+                rule, None, False, n, "no decided preference pair (no deprecation topics, or all ties)"
+            )
+        return _decide(rule, base, cand, n)
+    ids = list(candidate)
+    if rule.query_class is not None:
+        if rule.query_class not in classes:
+            known = ", ".join(classes) or "none (pass --topics with classes)"
+            return GateCheck(
+                rule, None, False, 0, f"no topics of class {rule.query_class!r}; classes: {known}"
+            )
+        ids = [q for q in classes[rule.query_class] if q in candidate]
+    if not ids:
+        return GateCheck(rule, None, False, 0, "no topics to measure")
+    try:
+        cand = sum(float(candidate[q][rule.measure]) for q in ids) / len(ids)
+        base = sum(float(baseline[q][rule.measure]) for q in ids if q in baseline) / len(ids)
+    except KeyError:
+        return GateCheck(rule, None, False, len(ids), f"{rule.measure} was not computed")
+    return _decide(rule, base, cand, len(ids))
+
+
+def _decide(rule: GateRule, base: float | None, cand: float, n: int) -> GateCheck:
+    if rule.quantity == "value":
+        value = cand
+    elif base is None:
+        return GateCheck(rule, None, False, n, "the baseline has no value to compare with")
+    else:
+        value = base - cand if rule.quantity == "drop" else cand - base
+    passed = OPERATORS[rule.op](round(value, 9), round(rule.threshold, 9))
+    return GateCheck(rule, value, passed, n)
+
+
+def run_gate(
+    rule_texts: Sequence[str], baseline: Any, candidate: Any, qrels: Any, *, topics: Any = None
+) -> GateResult:
+    """Parse ``rule_texts``, score both runs (``toolkit.scoring``) and check every rule."""
+    from toolkit.scoring import evaluate, parse_measures
+    from toolkit.stats.preference import evaluate_preferences
+
+    rules = [parse_rule(t, canonical=lambda m: parse_measures(m)[0]) for t in rule_texts]
+    measures = list(dict.fromkeys(r.measure for r in rules if r.measure != "win_rate"))
+    per_topic = []
+    for run in (baseline, candidate):
+        if measures:
+            scores = evaluate(run, qrels, topics=topics, measures=measures)
+            per_topic.append({q: dict(scores.per_query[q]) for q in scores.query_ids})
+        else:
+            per_topic.append({})
+    classes: dict[str, list[str]] = {}
+    if topics is not None:
+        for t in topics:
+            if t.query_class:
+                classes.setdefault(t.query_class, []).append(t.query_id)
+    win_rates: dict[str, Any] = {}
+    if topics is not None and any(r.measure == "win_rate" for r in rules):
+        base_pref = evaluate_preferences(baseline, topics)
+        cand_pref = evaluate_preferences(candidate, topics)
+        if cand_pref is not None and base_pref is not None:
+            win_rates = {
+                "baseline": base_pref.test.win_rate,
+                "candidate": cand_pref.test.win_rate,
+                "n": cand_pref.test.wins + cand_pref.test.losses,
+            }
+    return check_rules(
+        rules,
+        per_topic[0],
+        per_topic[1],
+        classes=classes,
+        win_rates=win_rates,
+        baseline_name=baseline.name,
+        candidate_name=candidate.name,
+    )

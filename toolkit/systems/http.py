@@ -1,0 +1,124 @@
+"""HTTP systems: GET or POST JSON to a search API (Elasticsearch/OpenSearch/Solr or any JSON endpoint).
+
+Placeholders ``{query}``, ``{query_id}``, ``{depth}``:
+
+- in the URL and in ``params`` (the query string) they are URL-encoded;
+- in a structured ``body`` (a TOML table) a string that is exactly ``"{depth}"`` becomes a number, other
+  strings get the values inserted as text, so the query can never break out of its JSON string;
+- in a ``body`` given as a string, each placeholder is replaced by its JSON encoding (write ``{query}``
+  without quotes: ``'{"q": {query}, "size": {depth}}'``).
+
+Header values may hold placeholders and ``${ENV_VAR}`` references, so tokens stay out of ``toolkit.toml``; the
+manifest records header names only. Only the standard library is used (``urllib``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkit.errors import ConfigError
+from toolkit.systems.base import CallFailed, Hit, fill
+from toolkit.systems.parsers import Parser
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class HttpSystem:
+    name: str
+    url: str
+    parser: Parser
+    method: str = "GET"
+    params: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)  # run defaults: timeout, retries, workers, depth
+    kind: str = "http"
+
+    def __post_init__(self) -> None:
+        if self.method not in ("GET", "POST"):
+            raise ConfigError(f"system {self.name!r}: method must be GET or POST, not {self.method!r}")
+        if not self.url.startswith(("http://", "https://")):
+            raise ConfigError(f"system {self.name!r}: url must start with http:// or https://")
+
+    def check(self) -> None:
+        for value in self.headers.values():
+            for var in _ENV.findall(value):
+                if var not in os.environ:
+                    raise ConfigError(f"system {self.name!r}: header uses ${{{var}}} but {var} is not set")
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "url": self.url, "method": self.method}
+        if self.params:
+            out["params"] = dict(self.params)
+        if self.body is not None:
+            out["body"] = self.body
+        if self.headers:
+            out["headers"] = sorted(self.headers)
+        return {**out, **self.parser.describe()}
+
+    def request(self, query: str, *, query_id: str, depth: int) -> urllib.request.Request:
+        values = {"query": query, "query_id": query_id, "depth": str(depth)}
+        quoted = {k: urllib.parse.quote(v, safe="") for k, v in values.items()}
+        url = fill(self.url, quoted)
+        if self.params:
+            query_string = urllib.parse.urlencode({k: fill(v, values) for k, v in self.params.items()})
+            url += ("&" if "?" in url else "?") + query_string
+        headers = {
+            k: _ENV.sub(lambda m: os.environ.get(m.group(1), ""), fill(v, values))
+            for k, v in self.headers.items()
+        }
+        data = None
+        if self.method == "POST":
+            if isinstance(self.body, str):
+                text = fill(
+                    self.body, {k: json.dumps(v if k != "depth" else depth) for k, v in values.items()}
+                )
+            else:
+                text = json.dumps(_fill_json(self.body if self.body is not None else {}, values, depth))
+            data = text.encode("utf-8")
+            headers.setdefault("Content-Type", "application/json")
+        headers.setdefault("Accept", "application/json")
+        return urllib.request.Request(url, data=data, headers=headers, method=self.method)
+
+    def search(self, query: str, *, query_id: str, depth: int, timeout: float | None) -> list[Hit]:
+        request = self.request(query, query_id=query_id, depth=depth)
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            body = exc.read().decode("utf-8", errors="replace") if exc.fp else ""
+            raise CallFailed(f"HTTP {exc.code} {exc.reason}", exit_code=exc.code, stderr=body) from None
+        except (TimeoutError, urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
+                raise CallFailed(f"timed out after {time.monotonic() - started:.1f}s") from None
+            raise CallFailed(f"request failed: {reason}") from None
+        text = raw.decode("utf-8", errors="replace")
+        if self.parser.kind != "json":
+            return self.parser.parse(text)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CallFailed(f"response is not JSON ({exc.msg})", exit_code=0, stderr=text) from None
+        return self.parser.parse_data(data)
+
+
+def _fill_json(node: Any, values: dict[str, str], depth: int) -> Any:
+    if isinstance(node, str):
+        return depth if node == "{depth}" else fill(node, values)
+    if isinstance(node, list):
+        return [_fill_json(item, values, depth) for item in node]
+    if isinstance(node, dict):
+        return {fill(k, values): _fill_json(v, values, depth) for k, v in node.items()}
+    return node

@@ -1,0 +1,186 @@
+"""Regex truth → qrels: each topic's patterns applied to a universe of doc ids (DESIGN §1, truth 1).
+
+The universe is what the caller knows exists: the doc ids seen in runs and/or a full corpus id list. A doc
+matching several patterns of a topic takes the highest grade (``Topic.grade``). Only matches are written
+(with the grade of their pattern; ``zeros=True`` also writes grade 0 for every covered doc that matched nothing, making
+"judged" mean "covered by the regex").
+
+Two checks catch the usual mistakes in hand-written truth: a topic whose patterns match nothing (a typo, or
+the right doc is not in the universe — both worth knowing before scoring), and a pattern that matches
+suspiciously many docs (a missing anchor or an unescaped dot). Preference pairs (class ``deprecation``) are
+not qrels: they travel with the topic set to ``compare``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import ConfigError, SystemCallError
+from toolkit.model import Qrels, TopicSet
+
+#: A pattern matching more docs than this is reported as suspicious (unless the caller sets another limit).
+DEFAULT_MAX_MATCHES = 50
+
+
+@dataclass(frozen=True)
+class SuspiciousPattern:
+    query_id: str
+    pattern: str
+    matches: int
+
+
+@dataclass(frozen=True)
+class TruthResult:
+    """The qrels and what the checks found."""
+
+    qrels: Qrels
+    covered: frozenset[str]
+    unmatched_topics: tuple[str, ...]
+    unmatched_patterns: tuple[tuple[str, str], ...]
+    suspicious: tuple[SuspiciousPattern, ...]
+    no_truth: tuple[str, ...]
+    max_matches: int
+
+    @property
+    def judged_topics(self) -> int:
+        return sum(1 for docs in self.qrels.judgments.values() if any(r > 0 for r in docs.values()))
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "covered_docs": len(self.covered),
+            "covered_sha256": covered_digest(self.covered),
+            "judgments": len(self.qrels),
+            "topics_with_relevant": self.judged_topics,
+            "unmatched_topics": list(self.unmatched_topics),
+            "unmatched_patterns": [{"query_id": q, "pattern": p} for q, p in self.unmatched_patterns],
+            "suspicious_patterns": [
+                {"query_id": s.query_id, "pattern": s.pattern, "matches": s.matches} for s in self.suspicious
+            ],
+            "max_matches": self.max_matches,
+            "topics_without_truth": list(self.no_truth),
+        }
+
+
+def covered_digest(doc_ids: Iterable[str]) -> str:
+    """SHA-256 of the distinct covered doc ids, sorted, one per line: names the universe without listing it."""
+    digest = hashlib.sha256()
+    for doc_id in sorted(set(doc_ids)):
+        digest.update(doc_id.encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def build_qrels(
+    topics: TopicSet,
+    doc_ids: Iterable[str],
+    *,
+    max_matches: int = DEFAULT_MAX_MATCHES,
+    zeros: bool = False,
+    name: str | None = None,
+) -> TruthResult:
+    """Grade every doc id of the universe against every topic's truth."""
+    universe = sorted(set(doc_ids))
+    judgments: dict[str, dict[str, int]] = {}
+    unmatched_topics: list[str] = []
+    unmatched_patterns: list[tuple[str, str]] = []
+    suspicious: list[SuspiciousPattern] = []
+    no_truth: list[str] = []
+    for topic in topics:
+        if not topic.truth:
+            no_truth.append(topic.query_id)
+            continue
+        grades: dict[str, int] = {}
+        for pattern in topic.truth:
+            matched = [d for d in universe if pattern.matches(d)]
+            if not matched:
+                unmatched_patterns.append((topic.query_id, pattern.pattern))
+            if len(matched) > max_matches:
+                suspicious.append(SuspiciousPattern(topic.query_id, pattern.pattern, len(matched)))
+            for doc_id in matched:
+                grades[doc_id] = max(grades.get(doc_id, pattern.grade), pattern.grade)
+        if not grades:
+            unmatched_topics.append(topic.query_id)
+        docs = {d: grades.get(d, 0) for d in universe} if zeros else dict(sorted(grades.items()))
+        if docs:
+            judgments[topic.query_id] = docs
+    qrels = Qrels(judgments=judgments, name=name or topics.name)
+    return TruthResult(
+        qrels=qrels,
+        covered=frozenset(universe),
+        unmatched_topics=tuple(unmatched_topics),
+        unmatched_patterns=tuple(unmatched_patterns),
+        suspicious=tuple(suspicious),
+        no_truth=tuple(no_truth),
+        max_matches=max_matches,
+    )
+
+
+def corpus_ids(
+    docs: Mapping[str, Any], root: Path, *, where: str = "toolkit.toml"
+) -> tuple[list[str], str] | None:
+    """The whole corpus's doc ids from ``[docs] ids``: an argv list printing one id per line (no shell;
+    ``{python}`` is the running interpreter) or a file path. Returns (ids, where they came from); None when
+    ``ids`` is not declared."""
+    spec = docs.get("ids")
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        from toolkit.formats.textfile import iter_data_lines
+
+        path = root / spec
+        return [line for _, line in iter_data_lines(path)], str(path)
+    if not isinstance(spec, list) or not spec or not all(isinstance(a, str) for a in spec):
+        raise ConfigError(
+            f"{where}: [docs] ids must be a file path or an argv list printing one doc id per line"
+        )
+    import subprocess
+    import sys
+
+    argv = [a.replace("{python}", sys.executable) for a in spec]
+    try:
+        done = subprocess.run(
+            argv, cwd=root, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
+        )
+    except OSError as exc:
+        raise SystemCallError(f"{where}: [docs] ids: cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or [""]
+        raise SystemCallError(f"{where}: [docs] ids command exited with {done.returncode}: {tail[0]}")
+    ids = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    if not ids:
+        raise SystemCallError(f"{where}: [docs] ids command printed no doc ids")
+    return ids, " ".join(spec)
+
+
+def write_truth(
+    result: TruthResult,
+    path: str | Path,
+    *,
+    topics: TopicSet,
+    sources: Mapping[str, str | Path] | None = None,
+    command: list[str] | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the qrels (topic-set order, doc ids sorted) and the manifest beside them; returns the manifest."""
+    from toolkit.formats.manifest import write_manifest
+    from toolkit.formats.qrels import write_qrels
+
+    write_qrels(result.qrels, path)
+    inputs: dict[str, str | Path] = {"topics": topics.path} if topics.path else {}
+    inputs.update(sources or {})
+    extra = {
+        "method": "regex truth: each topic's patterns on the covered doc ids; highest matching grade wins",
+        "topic_set": {
+            "name": topics.name,
+            "path": topics.path,
+            "sha256": topics.sha256,
+            "topics": len(topics),
+        },
+        "preference_topics": [t.query_id for t in topics if t.preferences],
+        **result.summary(),
+        **(details or {}),
+    }
+    return write_manifest(path, kind="qrels", inputs=inputs, command=command, extra=extra)

@@ -1,0 +1,148 @@
+"""``trec-toolkit adjudicate CAMPAIGN --adjudicator NAME``: settle the items assessors disagree on.
+
+Same screen as judging (topic, grades, document) plus each assessor's grade and note; the disagreements
+come widest spread first. The adjudicator sees who graded what (that is the job) but still no run names
+or ranks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import Static
+
+from toolkit.judging.records import Item, Judgment
+from toolkit.judging.store import CampaignStore
+from toolkit.tui.adjudication import AdjudicationSession
+from toolkit.tui.app import PREFETCH, CampaignApp, action_bindings, grade_bindings
+from toolkit.tui.screens import NoteScreen
+
+
+class AssessorsPanel(Static):
+    """Each assessor's grade (with its definition's label) and note on the current item."""
+
+    def show_grades(self, session: AdjudicationSession) -> None:
+        d = session.disagreement
+        if d is None:
+            self.update("")
+            return
+        text = Text()
+        for i, g in enumerate(sorted(d.grades, key=lambda g: (-g.grade, g.assessor))):
+            if i:
+                text.append("\n")
+            text.append(f"{g.assessor}: ", style="bold")
+            text.append(f"grade {g.grade}")
+            if g.note:
+                text.append(f"\n  “{g.note}”", style="italic")
+        text.append(f"\n\nSpread {d.spread}", style="dim")
+        pending = session.notes.get((d.query_id, d.doc_id))
+        if pending:
+            text.append(f"\nYour note: {pending}", style="italic")
+        self.update(text)
+
+
+class AdjudicationProgress(Static):
+    def show_progress(self, session: AdjudicationSession) -> None:
+        position = "–" if session.cursor is None else str(session.cursor + 1)
+        self.update(
+            f"Disagreement {position} of {len(session.items)}\n"
+            f"Adjudicated {session.done_count} · remaining {len(session.items) - session.done_count}"
+        )
+
+
+class AdjudicateApp(CampaignApp):
+    TITLE = "trec-toolkit adjudicate"
+    DONE_TITLE = "All disagreements adjudicated"
+
+    def __init__(
+        self,
+        store: CampaignStore,
+        adjudicator: str,
+        *,
+        path: Path,
+        include_done: bool = False,
+        **options: Any,
+    ) -> None:
+        super().__init__(store, path=path, **options)
+        self.session = AdjudicationSession(store, adjudicator, include_done=include_done)
+        self.sub_title = f"{path.stem} · adjudicator {adjudicator}"
+
+    def side_panels(self) -> list[Widget]:
+        return [
+            AssessorsPanel(id="assessors", classes="panel"),
+            AdjudicationProgress(id="progress", classes="panel"),
+        ]
+
+    def current_item(self) -> Item | None:
+        return self.session.item
+
+    def decision(self, item: Item) -> Judgment | None:
+        return self.session.adjudication(item.query_id, item.doc_id)
+
+    def upcoming(self) -> list[Item]:
+        return self.session.upcoming(PREFETCH)
+
+    def refresh_panels(self) -> None:
+        self.query_one(AssessorsPanel).show_grades(self.session)
+        self.query_one(AdjudicationProgress).show_progress(self.session)
+
+    def done_summary(self) -> str:
+        if not self.session.items:
+            return "No disagreements to adjudicate: every item graded by two or more assessors has one grade."
+        return (
+            f"All {len(self.session.items)} disagreements are adjudicated and saved.\n\n"
+            "u undoes your last adjudication, p goes back through the list, q quits."
+        )
+
+    def action_grade(self, grade: int) -> None:
+        self.session.adjudicate(grade)
+        self.show_current()
+
+    def action_skip(self) -> None:
+        self.session.skip()
+        self.show_current()
+
+    def action_undo(self) -> None:
+        if self.session.undo() is None:
+            self.notify("Nothing to undo.", severity="warning")
+            return
+        self.show_current()
+
+    def action_next(self) -> None:
+        if not self.session.next():
+            self.notify("This is the last disagreement.")
+        self.show_current()
+
+    def action_previous(self) -> None:
+        if not self.session.previous():
+            self.notify("This is the first disagreement.")
+        self.show_current()
+
+    def action_note(self) -> None:
+        item = self.session.item
+        current = self.session.notes.get((item.query_id, item.doc_id), "") if item else ""
+
+        def save(text: str | None) -> None:
+            if text is not None and item is not None and item == self.session.item:
+                self.session.note(text)
+                self.refresh_panels()
+
+        self.push_screen(NoteScreen(current), save)
+
+
+#: Adjudication has no "unrateable": an adjudicator settles a grade or leaves the item for later.
+ADJUDICATE_IDS = ("skip", "undo", "next", "previous", "note", "guidelines", "find", "help", "quit")
+
+
+def adjudicate_app(path: str | Path, adjudicator: str, **options: Any) -> AdjudicateApp:
+    store = CampaignStore.open(path)
+    try:
+        bindings = grade_bindings(store.grades()) + action_bindings(ADJUDICATE_IDS)
+        cls = type("AdjudicateApp", (AdjudicateApp,), {"BINDINGS": bindings, "__module__": __name__})
+        return cls(store, adjudicator, path=Path(path), **options)  # type: ignore[no-any-return]
+    except BaseException:
+        store.close()
+        raise
