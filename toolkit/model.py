@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 #: The query classes of DESIGN §6 and their default measures (a topic set may override them).
 CLASS_MEASURES: dict[str, tuple[str, ...]] = {
@@ -42,7 +41,7 @@ class TruthPattern:
 
     pattern: str
     grade: int = 1
-    regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment,arg-type]
 
     def __post_init__(self) -> None:
         if self.regex is None:
@@ -58,8 +57,8 @@ class Preference:
 
     modern: str
     legacy: str
-    modern_regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
-    legacy_regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    modern_regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment,arg-type]
+    legacy_regex: re.Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment,arg-type]
 
     def __post_init__(self) -> None:
         if self.modern_regex is None:

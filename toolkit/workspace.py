@@ -64,7 +64,9 @@ def load_workspace(config: str | Path | None = None, *, start: str | Path | None
     if config is not None:
         path = Path(config)
         if not path.is_file():
-            raise ConfigError(f"{path}: config file not found; pass --config PATH to an existing toolkit.toml")
+            raise ConfigError(
+                f"{path}: config file not found; pass --config PATH to an existing toolkit.toml"
+            )
     else:
         here = Path(start or Path.cwd()).resolve()
         path = next((d / CONFIG_NAME for d in (here, *here.parents) if (d / CONFIG_NAME).is_file()), None)  # type: ignore[assignment]

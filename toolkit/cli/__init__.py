@@ -8,6 +8,7 @@ into a single ``Error: …`` line and its exit code (DESIGN §5); ``--debug`` sh
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import warnings
 from typing import Any
@@ -81,11 +82,15 @@ class LazyGroup(click.Group):
             ctx.exit(EXIT_DATA)
 
 
-def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+def _show_warning(
+    message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
+) -> None:
     click.echo(f"Warning: {message}", err=True)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.version_option(__version__, prog_name="trec-toolkit")
 @click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")
 def main(debug: bool) -> None:

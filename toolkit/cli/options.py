@@ -14,7 +14,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def output_option(func: F) -> F:
     return click.option(
-        "-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        "-o",
+        "--output",
+        "output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
         help="Write to this file instead of stdout ('-' = stdout).",
     )(func)
 
@@ -22,7 +26,11 @@ def output_option(func: F) -> F:
 def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
     def decorate(func: F) -> F:
         return click.option(
-            "--format", "fmt", type=click.Choice(list(choices)), default=default, show_default=True,
+            "--format",
+            "fmt",
+            type=click.Choice(list(choices)),
+            default=default,
+            show_default=True,
             help="Output format.",
         )(func)
 

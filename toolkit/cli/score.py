@@ -31,6 +31,19 @@ from toolkit.cli.options import emit, format_option, output_option
 )
 @click.option("--per-query", is_flag=True, help="Also show every topic's values.")
 @click.option("--by-class", is_flag=True, help="Also aggregate per query class (needs --topics).")
+@click.option(
+    "--pool-bias",
+    is_flag=True,
+    help="With human qrels and 2+ runs: leave-one-run-out pool-bias check (each run scored again without "
+    "the judged docs only it contributed to the depth-k pool; k = --pool-depth). Table format only.",
+)
+@click.option(
+    "--pool-depth",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Pool depth for --pool-bias.",
+)
 @format_option("table", "json", "csv", "tsv", "trec")
 @output_option
 def command(
@@ -40,6 +53,8 @@ def command(
     measures: str | None,
     per_query: bool,
     by_class: bool,
+    pool_bias: bool,
+    pool_depth: int,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -55,6 +70,7 @@ def command(
       trec-toolkit score a.run --qrels q.qrels --measures 'RR@10 P@1 ndcg_cut.10 R-Prec' --per-query
       trec-toolkit score a.run --qrels q.qrels --format trec --per-query   # like trec_eval -q
       trec-toolkit score a.run b.run --qrels q.qrels --format json -o scores.json
+      trec-toolkit score runs/bm25.run runs/bm25f.run --qrels qrels/human.qrels --pool-bias
     """
     from toolkit.errors import ToolkitWarning, UsageError
     from toolkit.formats import read_qrels, read_run, read_topics
@@ -65,6 +81,10 @@ def command(
         raise UsageError("--by-class needs --topics (the topic set names each topic's class)")
     if by_class and fmt == "trec":
         raise UsageError("--by-class is not available with --format trec; use table, json, csv or tsv")
+    if pool_bias and (fmt != "table" or len(runs) < 2):
+        raise UsageError(
+            "--pool-bias needs --format table and at least two runs (the runs that made the pool)"
+        )
     topics = read_topics(topics_path) if topics_path is not None else None
     names = resolve_measures(measures, topics)
     qrels = read_qrels(qrels_path)
@@ -83,7 +103,28 @@ def command(
                     ToolkitWarning,
                     stacklevel=1,
                 )
-    emit(_render(results, fmt, per_query=per_query, by_class=by_class, topics=topics), output)
+    text = _render(results, fmt, per_query=per_query, by_class=by_class, topics=topics)
+    if pool_bias:
+        from toolkit.pooling.diagnostics import leave_one_run_out
+
+        text += "\n" + _render_pool_bias(
+            leave_one_run_out(run_objects, qrels, topics=topics, measures=names, depth=pool_depth)
+        )
+    emit(text, output)
+
+
+def _render_pool_bias(result) -> str:  # type: ignore[no-untyped-def]
+    """A plain table: a large negative delta means the run's score rests on docs only it found."""
+    lines = [
+        f"Pool bias (leave-one-run-out, {result.source}, n={result.n}):",
+        f"{'run':<16} {'measure':<10} {'full':>8} {'without':>8} {'delta':>8} {'unique':>7} {'uniq.rel':>8}",
+    ]
+    for row in result.rows:
+        lines.append(
+            f"{row.run:<16} {row.measure:<10} {row.full:>8.4f} {row.without_own:>8.4f} {row.delta:>+8.4f} "
+            f"{row.unique_docs:>7} {row.unique_relevant:>8}"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _check_names(runs: list) -> None:  # type: ignore[type-arg]

@@ -52,9 +52,7 @@ def manifest_path(path: str | Path) -> Path:
 
 def now_iso() -> str:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = (
-        dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC) if epoch else dt.datetime.now(tz=dt.UTC)
-    )
+    moment = dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC) if epoch else dt.datetime.now(tz=dt.UTC)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -97,7 +95,9 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
     try:
         data = json.loads(read_text(target))
     except json.JSONDecodeError as exc:
-        raise FormatError(target, exc.lineno, f"invalid manifest JSON ({exc.msg}); delete it to regenerate") from None
+        raise FormatError(
+            target, exc.lineno, f"invalid manifest JSON ({exc.msg}); delete it to regenerate"
+        ) from None
     if not isinstance(data, dict):
         raise FormatError(target, None, "manifest must be a JSON object")
     return data

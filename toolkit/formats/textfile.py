@@ -43,9 +43,7 @@ def decode_text(path: str | Path, raw: bytes) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise FormatError(
-            path, line, "binary or non-UTF-8 data; expected a UTF-8 text file"
-        ) from None
+        raise FormatError(path, line, "binary or non-UTF-8 data; expected a UTF-8 text file") from None
     if nul >= 0:
         line = raw.count(b"\n", 0, nul) + 1
         raise FormatError(path, line, "binary data (NUL byte); expected a text file")

@@ -81,14 +81,16 @@ def _from_toml(path: str | Path, text: str, stem: str, sha: str) -> TopicSet:
     unknown = set(data) - {"topicset", "grades", "classes", "topic"}
     if unknown:
         raise FormatError(
-            path, None, f"unknown top-level key(s) {sorted(unknown)}; expected [topicset], [grades], [classes], [[topic]]"
+            path,
+            None,
+            f"unknown top-level key(s) {sorted(unknown)}; expected [topicset], [grades], [classes], [[topic]]",
         )
     meta = data.get("topicset", {})
     grades = _grades(path, data.get("grades"))
     class_measures = dict(CLASS_MEASURES)
     for cls, spec in data.get("classes", {}).items():
         if not isinstance(spec, dict) or not isinstance(spec.get("measures", []), list):
-            raise FormatError(path, None, f"[classes.{cls}] must be a table with measures = [\"…\"]")
+            raise FormatError(path, None, f'[classes.{cls}] must be a table with measures = ["…"]')
         class_measures[cls] = tuple(str(m) for m in spec.get("measures", CLASS_MEASURES.get(cls, ())))
     raw_topics = data.get("topic")
     if not isinstance(raw_topics, list) or not raw_topics:
@@ -114,7 +116,9 @@ def _grades(path: str | Path, raw: Any) -> dict[int, str]:
     if raw is None:
         return dict(DEFAULT_GRADES)
     if not isinstance(raw, dict) or not raw:
-        raise FormatError(path, None, '[grades] must map grade numbers to definitions, e.g. 0 = "Not relevant"')
+        raise FormatError(
+            path, None, '[grades] must map grade numbers to definitions, e.g. 0 = "Not relevant"'
+        )
     grades: dict[int, str] = {}
     for key, value in raw.items():
         try:
@@ -143,10 +147,12 @@ def _jsonl_specs(path: str | Path, text: str) -> Iterable[tuple[int | None, dict
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise FormatError(path, number, f"invalid JSON ({exc.msg}); expected one topic object per line") from None
+            raise FormatError(
+                path, number, f"invalid JSON ({exc.msg}); expected one topic object per line"
+            ) from None
         if not isinstance(obj, dict):
             raise FormatError(path, number, 'expected a JSON object like {"id": "q1", "query": "…"}')
-        spec = {_JSON_ALIASES.get(k, k): v for k, v in obj.items()}
+        spec: dict[str, Any] = {_JSON_ALIASES.get(str(k), str(k)): v for k, v in obj.items()}
         yield number, spec
 
 
@@ -199,7 +205,9 @@ def _build(
             raise FormatError(path, line, f"{_where(spec)}: missing id")
         query_id = str(raw_id).strip()
         if any(c.isspace() for c in query_id):
-            raise FormatError(path, line, f"topic {query_id!r}: id must not contain whitespace (TREC files split on it)")
+            raise FormatError(
+                path, line, f"topic {query_id!r}: id must not contain whitespace (TREC files split on it)"
+            )
         if query_id in seen:
             raise FormatError(path, line, f"duplicate topic id {query_id!r}; topic ids must be unique")
         seen[query_id] = line
@@ -209,12 +217,18 @@ def _build(
         cls = spec.get("class")
         if cls is not None and cls not in classes:
             raise FormatError(
-                path, line, f"topic {query_id!r}: unknown class {cls!r}; use one of {sorted(classes)} or declare [classes.{cls}]"
+                path,
+                line,
+                f"topic {query_id!r}: unknown class {cls!r}; use one of {sorted(classes)} or declare [classes.{cls}]",
             )
         truth = _truth(path, line, query_id, spec.get("truth", []), bad_patterns)
         prefs = _prefs(path, line, query_id, spec.get("prefer", []), bad_patterns)
         if cls == "deprecation" and not prefs and not bad_patterns:
-            raise FormatError(path, line, f"topic {query_id!r}: class deprecation needs prefer = [{{modern = …, legacy = …}}]")
+            raise FormatError(
+                path,
+                line,
+                f"topic {query_id!r}: class deprecation needs prefer = [{{modern = …, legacy = …}}]",
+            )
         measures = spec.get("measures", [])
         if not isinstance(measures, list):
             raise FormatError(path, line, f"topic {query_id!r}: measures must be a list of strings")
@@ -248,11 +262,15 @@ def _compile(pattern: Any, query_id: str, bad: list[str]) -> re.Pattern[str] | N
         return None
 
 
-def _truth(path: str | Path, line: int | None, query_id: str, raw: Any, bad: list[str]) -> tuple[TruthPattern, ...]:
+def _truth(
+    path: str | Path, line: int | None, query_id: str, raw: Any, bad: list[str]
+) -> tuple[TruthPattern, ...]:
     if isinstance(raw, (str, dict)):
         raw = [raw]
     if not isinstance(raw, list):
-        raise FormatError(path, line, f"topic {query_id!r}: truth must be a regex or a list of regexes/tables")
+        raise FormatError(
+            path, line, f"topic {query_id!r}: truth must be a regex or a list of regexes/tables"
+        )
     out: list[TruthPattern] = []
     for item in raw:
         grade: Any = 1
@@ -268,15 +286,21 @@ def _truth(path: str | Path, line: int | None, query_id: str, raw: Any, bad: lis
     return tuple(out)
 
 
-def _prefs(path: str | Path, line: int | None, query_id: str, raw: Any, bad: list[str]) -> tuple[Preference, ...]:
+def _prefs(
+    path: str | Path, line: int | None, query_id: str, raw: Any, bad: list[str]
+) -> tuple[Preference, ...]:
     if isinstance(raw, dict):
         raw = [raw]
     if not isinstance(raw, list):
-        raise FormatError(path, line, f"topic {query_id!r}: prefer must be a list of {{modern = …, legacy = …}}")
+        raise FormatError(
+            path, line, f"topic {query_id!r}: prefer must be a list of {{modern = …, legacy = …}}"
+        )
     out: list[Preference] = []
     for item in raw:
         if not isinstance(item, dict) or set(item) != {"modern", "legacy"}:
-            raise FormatError(path, line, f"topic {query_id!r}: each prefer entry needs exactly modern and legacy")
+            raise FormatError(
+                path, line, f"topic {query_id!r}: each prefer entry needs exactly modern and legacy"
+            )
         modern = _compile(item["modern"], query_id, bad)
         legacy = _compile(item["legacy"], query_id, bad)
         if modern is not None and legacy is not None:

@@ -1,0 +1,35 @@
+"""``score --pool-bias``: leave-one-run-out on a hand-made two-run pool, values computed by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from toolkit.cli import main
+
+
+def test_pool_bias_table(tmp_path: Path) -> None:
+    # Depth-2 pool: A contributes a, b (q1) and d (q2); B contributes c, b (q1) and e (q2).
+    # Unique to A: a (rel), d (rel) → 2 docs, 2 relevant. Unique to B: c (rel), e (non-rel) → 2, 1.
+    # P@1 with full qrels: A = (1 + 1)/2 = 1.0, B = (1 + 0)/2 = 0.5.
+    # Without its own docs each run's top doc is unjudged on both topics → P@1 = 0 for both.
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 1\nq2 0 d 1\nq2 0 e 0\n")
+    (tmp_path / "A.run").write_text("q1 Q0 a 1 3 A\nq1 Q0 b 2 2 A\nq2 Q0 d 1 1 A\n")
+    (tmp_path / "B.run").write_text("q1 Q0 c 1 3 B\nq1 Q0 b 2 2 B\nq2 Q0 e 1 1 B\n")
+    args = [str(tmp_path / "A.run"), str(tmp_path / "B.run"), "--qrels", str(tmp_path / "q.qrels")]
+    result = CliRunner().invoke(main, ["score", *args, "--measures", "P@1", "--pool-bias", "--pool-depth", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[-2].split() == ["A", "P@1", "1.0000", "0.0000", "-1.0000", "2", "2"]
+    assert lines[-1].split() == ["B", "P@1", "0.5000", "0.0000", "-0.5000", "2", "1"]
+
+
+def test_pool_bias_needs_two_runs_and_table(tmp_path: Path) -> None:
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\n")
+    (tmp_path / "A.run").write_text("q1 Q0 a 1 3 A\n")
+    result = CliRunner().invoke(
+        main, ["score", str(tmp_path / "A.run"), "--qrels", str(tmp_path / "q.qrels"), "--pool-bias"]
+    )
+    assert result.exit_code == 2
+    assert "Error: --pool-bias needs --format table and at least two runs" in result.stderr
