@@ -45,7 +45,13 @@ class AuditResult:
 
 
 def run_matches(path: Path, system: Any, topics: TopicSet, depth: int) -> bool:
-    """True when ``path`` is a run of exactly this system config on exactly this topic set and depth."""
+    """True when ``path`` is a run of exactly this system config on exactly this topic set and depth.
+
+    The Python version must match too: a system may depend on it (the example corpus is built from the
+    running Python's standard library), so a run made under another Python is made again.
+    """
+    import platform
+
     from toolkit.formats.manifest import file_sha256, read_manifest
 
     if not path.is_file():
@@ -62,6 +68,7 @@ def run_matches(path: Path, system: Any, topics: TopicSet, depth: int) -> bool:
         and (manifest.get("topic_set") or {}).get("sha256") == topics.sha256
         and manifest.get("depth") == depth
         and manifest.get("sha256") == file_sha256(path)
+        and (manifest.get("versions") or {}).get("python") == platform.python_version()
     )
 
 
