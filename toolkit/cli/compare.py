@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option
+from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
 
 
 def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
@@ -30,20 +30,8 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
 
 @click.command(context_settings={"max_content_width": 100})
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--qrels",
-    "qrels_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="TREC qrels file.",
-)
-@click.option(
-    "--topics",
-    "topics_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs.",
-)
+@qrels_option
+@topics_option("Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs.")
 @click.option(
     "--measures",
     default=None,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option
+from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
 
 
 @click.command(context_settings={"max_content_width": 100})
@@ -24,20 +24,8 @@ from toolkit.cli.options import emit, format_option, output_option
     type=click.Path(dir_okay=False, path_type=Path),
     help="The run being checked.",
 )
-@click.option(
-    "--qrels",
-    "qrels_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="TREC qrels file.",
-)
-@click.option(
-    "--topics",
-    "topics_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Topic set (needed for class= rules and win_rate).",
-)
+@qrels_option
+@topics_option("Topic set (needed for class= rules and win_rate).")
 @click.option(
     "--rule",
     "rules",

@@ -23,6 +23,32 @@ def output_option(func: F) -> F:
     )(func)
 
 
+def qrels_option(func: F) -> F:
+    """``--qrels QRELS`` (required), shared by the commands that score runs."""
+    return click.option(
+        "--qrels",
+        "qrels_path",
+        required=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="TREC qrels file (.gz ok).",
+    )(func)
+
+
+def topics_option(help_text: str) -> Callable[[F], F]:
+    """``--topics TOPICS`` (optional); each command says what the topic set is used for."""
+
+    def decorate(func: F) -> F:
+        return click.option(
+            "--topics",
+            "topics_path",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help=help_text,
+        )(func)
+
+    return decorate
+
+
 def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
     def decorate(func: F) -> F:
         return click.option(

@@ -7,20 +7,14 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option
+from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
 
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--qrels", "qrels_path", required=True, type=click.Path(path_type=Path), help="TREC qrels file (.gz ok)."
-)
-@click.option(
-    "--topics",
-    "topics_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Topic set (.toml/.tsv/.jsonl/TREC): defines the topics that count (default: the qrels' topics).",
+@qrels_option
+@topics_option(
+    "Topic set (.toml/.tsv/.jsonl/TREC): defines the topics that count (default: the qrels' topics)."
 )
 @click.option(
     "--measures",
