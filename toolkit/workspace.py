@@ -1,21 +1,63 @@
 """The workspace (DESIGN §3): ``toolkit.toml`` plus the ``topics/ runs/ qrels/ judging/`` folders.
 
-Only the generic shape is read here; each stage parses its own section (``[systems]`` in
-``toolkit.systems``, ``[gate]`` in the gate, ``[docs]`` in pooling) so that this module stays small.
+Every command resolves its settings here, once and the same way: the topic set (``--topics`` else
+``[workspace] topics``), the run settings (one precedence and one table of defaults: the command line, then
+the system's ``[systems.NAME]`` table, then ``[workspace]``, then ``RUN_DEFAULTS``), the doc ids regex truth
+covers (runs, an id list, ``[docs] ids``), the doc source and the systems — and paths are recorded relative
+to the workspace, so a manifest or an audit reads the same on every checkout.
+
+Each stage still parses its own section (``[systems]`` in ``toolkit.systems``, ``[docs] ids`` in
+``toolkit.truth``, ``[docs]`` in ``toolkit.pooling``, ``[gate]`` in the gate): this module hands them the
+table, the root and the file name for their errors, and imports them only inside the methods that need them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 import tomllib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from toolkit.errors import ConfigError
+from toolkit.errors import ConfigError, UsageError
 from toolkit.formats.textfile import read_text
 
+if TYPE_CHECKING:
+    from toolkit.model import Run, TopicSet
+    from toolkit.pooling.docsource import DocSource
+    from toolkit.systems.base import System
+
 CONFIG_NAME = "toolkit.toml"
+
+#: The defaults of the settings a run takes, used when neither the command line, nor the system's
+#: ``[systems.NAME]`` table, nor ``[workspace]`` sets them. ``depth`` is also the pool depth.
+RUN_DEFAULTS: dict[str, int | float] = {
+    "depth": 10,
+    "workers": min(4, os.cpu_count() or 1),
+    "timeout": 30.0,
+    "retries": 0,
+}
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The resolved settings of one run (see ``Workspace.run_settings``)."""
+
+    depth: int
+    workers: int
+    timeout: float
+    retries: int
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The doc ids regex truth is applied to, and where the corpus part came from (for the manifest)."""
+
+    doc_ids: frozenset[str]
+    details: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -29,12 +71,24 @@ class Workspace:
     def section(self, name: str) -> dict[str, Any]:
         value = self.config.get(name, {})
         if not isinstance(value, dict):
-            raise ConfigError(f"{self.config_path}: [{name}] must be a table")
+            raise ConfigError(f"{self.where}: [{name}] must be a table")
         return value
 
     def path(self, relative: str | Path) -> Path:
         p = Path(relative)
         return p if p.is_absolute() else self.root / p
+
+    def relative(self, path: str | Path) -> str:
+        """``path`` as recorded in manifests and reports: relative to the workspace when inside it."""
+        try:
+            return str(Path(path).resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return str(path)
+
+    @property
+    def where(self) -> str:
+        """How errors name the config: its path, else ``toolkit.toml``."""
+        return str(self.config_path or CONFIG_NAME)
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -57,6 +111,92 @@ class Workspace:
     @property
     def judging_dir(self) -> Path:
         return self.path(self.settings.get("judging", "judging"))
+
+    def setting(self, key: str, given: Any = None, *, system: Mapping[str, Any] | None = None) -> Any:
+        """One run setting: ``given`` (the command line), else the system's table, else ``[workspace]``,
+        else ``RUN_DEFAULTS``."""
+        if given is not None:
+            return given
+        if system and key in system:
+            return system[key]
+        return self.settings.get(key, RUN_DEFAULTS[key])
+
+    def run_settings(self, system: Mapping[str, Any] | None = None, **given: Any) -> RunSettings:
+        """Every run setting resolved by ``setting``; ``given`` holds the command line's values (None = unset)."""
+        unknown = set(given) - set(RUN_DEFAULTS)
+        if unknown:
+            raise TypeError(f"unknown run setting(s) {sorted(unknown)}")
+        values: dict[str, int | float] = {}
+        for key in RUN_DEFAULTS:
+            value = self.setting(key, given.get(key), system=system)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{self.where}: [workspace] {key} must be a number, not {value!r}")
+            values[key] = value
+        return RunSettings(
+            depth=int(values["depth"]),
+            workers=int(values["workers"]),
+            timeout=float(values["timeout"]),
+            retries=int(values["retries"]),
+        )
+
+    def topics(self, path: str | Path | None = None) -> TopicSet:
+        """The topic set ``path`` (else ``[workspace] topics``), its path recorded relative to the workspace."""
+        from toolkit.formats.topics import read_topics
+
+        topic_file = path or self.default_topics
+        if topic_file is None:
+            raise UsageError("no topic set: pass --topics PATH or set [workspace] topics in toolkit.toml")
+        return dataclasses.replace(read_topics(topic_file), path=self.relative(topic_file))
+
+    def systems(self) -> dict[str, System]:
+        """Every ``[systems.NAME]`` of the workspace, validated."""
+        from toolkit.systems.config import load_systems
+
+        return load_systems(self.section("systems"), root=self.root, where=self.where)
+
+    def corpus_ids(self) -> tuple[list[str], str] | None:
+        """The whole corpus's doc ids from ``[docs] ids`` and where they came from; None when not declared."""
+        from toolkit.truth import corpus_ids
+
+        return corpus_ids(self.section("docs"), self.root, where=self.where)
+
+    def covered_doc_ids(
+        self,
+        runs: Sequence[Run] = (),
+        doc_ids: Iterable[str] = (),
+        *,
+        corpus: tuple[list[str], str] | None = None,
+    ) -> Coverage:
+        """The docs regex truth covers: every doc of ``runs``, the ``doc_ids`` given, and ``corpus`` (the
+        ``[docs] ids`` list from ``corpus_ids``, when the caller uses it)."""
+        covered: set[str] = set(doc_ids)
+        for run in runs:
+            for docs in run.results.values():
+                covered.update(docs)
+        details: dict[str, str] = {}
+        if corpus is not None:
+            covered.update(corpus[0])
+            details["doc_ids_from"] = f"[docs] ids: {corpus[1]}"
+        return Coverage(frozenset(covered), details)
+
+    @overload
+    def doc_source(self, spec: str | Path | None = None, *, required: Literal[True]) -> DocSource: ...
+    @overload
+    def doc_source(self, spec: str | Path | None = None, *, required: bool = False) -> DocSource | None: ...
+    def doc_source(self, spec: str | Path | None = None, *, required: bool = False) -> DocSource | None:
+        """``--docs SOURCE`` when given, else the ``[docs]`` table; None when neither names one (an error when
+        ``required``)."""
+        from toolkit.pooling.docsource import doc_source_from_config, doc_source_from_option
+
+        if spec is not None:
+            return doc_source_from_option(spec)
+        source = doc_source_from_config(self.section("docs"), self.root, where=self.where)
+        if source is None and required:
+            raise UsageError(
+                'no doc source: pass --docs FILE.jsonl|FILE.tsv|DIR, or set [docs] command = [..., "{doc_id}"] '
+                "in toolkit.toml"
+            )
+        return source
 
 
 def load_workspace(config: str | Path | None = None, *, start: str | Path | None = None) -> Workspace:

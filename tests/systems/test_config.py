@@ -13,7 +13,6 @@ from toolkit.systems import (
     HttpSystem,
     PythonSystem,
     fill_argv,
-    load_systems,
     run_options,
     system_from_command,
 )
@@ -49,7 +48,7 @@ ids = "hits.hits[*]._id"
 callable = "mypkg.search:run"
 """,
     )
-    systems = load_systems(ws)
+    systems = ws.systems()
     assert isinstance(systems["cmd"], CommandSystem) and systems["cmd"].cwd == tmp_path.resolve()
     assert run_options(systems["cmd"]) == {"timeout": 5, "retries": 2}
     assert isinstance(systems["str"], CommandSystem)
@@ -80,7 +79,7 @@ callable = "mypkg.search:run"
 def test_config_errors_name_the_system(tmp_path: Path, body: str, message: str) -> None:
     ws = workspace(tmp_path, f"[systems.bad]\n{body}\n")
     with pytest.raises(ConfigError, match=r"toolkit\.toml: \[systems\.bad\]: .*" + message):
-        load_systems(ws)
+        ws.systems()
 
 
 def test_inline_command_is_split_like_a_shell_line_but_not_run_by_one() -> None:

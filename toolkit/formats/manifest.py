@@ -63,9 +63,15 @@ def write_manifest(
     inputs: Mapping[str, str | Path] | None = None,
     command: list[str] | None = None,
     extra: Mapping[str, Any] | None = None,
+    root: str | Path | None = None,
 ) -> Path:
-    """Write the sidecar of ``path`` (which must exist): its hash, inputs' hashes, command, versions."""
+    """Write the sidecar of ``path`` (which must exist): its hash, inputs' hashes, command, versions.
+
+    Input paths are recorded as given; a relative one is hashed under ``root`` (default: the current folder),
+    so inputs recorded relative to the workspace are hashed wherever the command runs.
+    """
     target = Path(path)
+    base = Path(root) if root is not None else Path()
     doc: dict[str, Any] = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "kind": kind,
@@ -74,7 +80,7 @@ def write_manifest(
         "created": now_iso(),
         "command": command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]],
         "inputs": {
-            role: {"path": str(p), "sha256": file_sha256(p) if Path(p).is_file() else None}
+            role: {"path": str(p), "sha256": file_sha256(base / p) if (base / p).is_file() else None}
             for role, p in (inputs or {}).items()
         },
         "versions": versions(),

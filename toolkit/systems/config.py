@@ -28,6 +28,7 @@ callable = "mypackage.search:run"    # function(query, depth) -> [doc_id | (doc_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from toolkit.errors import ConfigError
@@ -36,7 +37,6 @@ from toolkit.systems.command import CommandSystem, split_command
 from toolkit.systems.http import HttpSystem
 from toolkit.systems.parsers import Parser
 from toolkit.systems.python import PythonSystem
-from toolkit.workspace import Workspace
 
 #: Keys a ``[systems.NAME]`` table may hold, by kind (plus the shared ones).
 SHARED_KEYS = {"parser", "ids", "scores", "pattern", "timeout", "retries", "workers", "depth", "description"}
@@ -49,16 +49,17 @@ KIND_KEYS = {
 RUN_OPTION_KEYS = ("timeout", "retries", "workers", "depth")
 
 
-def load_systems(workspace: Workspace) -> dict[str, System]:
-    """Every ``[systems.NAME]`` of the workspace, validated (unknown keys and kinds are errors)."""
-    table = workspace.section("systems")
-    where = workspace.config_path or "toolkit.toml"
+def load_systems(
+    table: Mapping[str, Any], *, root: Path | None = None, where: str = "toolkit.toml"
+) -> dict[str, System]:
+    """Every system of a ``[systems]`` table, validated (unknown keys and kinds are errors); commands run in
+    ``root`` (the workspace folder) and errors name ``where`` (the config file)."""
     systems: dict[str, System] = {}
     for name, spec in table.items():
         if not isinstance(spec, dict):
             raise ConfigError(f"{where}: [systems.{name}] must be a table")
         try:
-            systems[name] = system_from_config(name, spec, workspace=workspace)
+            systems[name] = system_from_config(name, spec, root=root)
         except ConfigError as exc:
             raise ConfigError(f"{where}: [systems.{name}]: {exc}") from None
     return systems
@@ -69,7 +70,7 @@ def run_options(system: System) -> dict[str, Any]:
     return dict(getattr(system, "options", {}) or {})
 
 
-def system_from_config(name: str, spec: Mapping[str, Any], *, workspace: Workspace | None = None) -> System:
+def system_from_config(name: str, spec: Mapping[str, Any], *, root: Path | None = None) -> System:
     kinds = [
         kind for kind, key in (("command", "command"), ("http", "url"), ("python", "callable")) if key in spec
     ]
@@ -97,7 +98,7 @@ def system_from_config(name: str, spec: Mapping[str, Any], *, workspace: Workspa
             name,
             tuple(argv),
             parser=_parser(spec, "lines"),
-            cwd=workspace.root if workspace else None,
+            cwd=root,
             env=env,
             options=options,
         )
@@ -131,7 +132,7 @@ def system_from_command(
     ids: str | None = None,
     scores: str | None = None,
     pattern: str | None = None,
-    workspace: Workspace | None = None,
+    root: Path | None = None,
 ) -> System:
     """An inline command system (``run --command 'prog search {query} --limit {depth}'``)."""
     argv = split_command(template) if isinstance(template, str) else list(template)
@@ -139,7 +140,7 @@ def system_from_command(
         name,
         tuple(argv),
         parser=Parser(parser, ids=ids, scores=scores, pattern=pattern),
-        cwd=workspace.root if workspace else None,
+        cwd=root,
     )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import ConfigError, SystemCallError
+from toolkit.errors import ConfigError, SystemCallError, UsageError
 from toolkit.model import Qrels, TopicSet
 
 #: A pattern matching more docs than this is reported as suspicious (unless the caller sets another limit).
@@ -82,6 +82,8 @@ def build_qrels(
     name: str | None = None,
 ) -> TruthResult:
     """Grade every doc id of the universe against every topic's truth."""
+    if max_matches < 1:
+        raise UsageError(f"--max-matches must be at least 1, not {max_matches}")
     universe = sorted(set(doc_ids))
     judgments: dict[str, dict[str, int]] = {}
     unmatched_topics: list[str] = []
@@ -163,8 +165,12 @@ def write_truth(
     sources: Mapping[str, str | Path] | None = None,
     command: list[str] | None = None,
     details: Mapping[str, Any] | None = None,
+    root: str | Path | None = None,
 ) -> Path:
-    """Write the qrels (topic-set order, doc ids sorted) and the manifest beside them; returns the manifest."""
+    """Write the qrels (topic-set order, doc ids sorted) and the manifest beside them; returns the manifest.
+
+    ``root`` is the folder relative input paths are under (the workspace), for the manifest's input hashes.
+    """
     from toolkit.formats.manifest import write_manifest
     from toolkit.formats.qrels import write_qrels
 
@@ -183,4 +189,4 @@ def write_truth(
         **result.summary(),
         **(details or {}),
     }
-    return write_manifest(path, kind="qrels", inputs=inputs, command=command, extra=extra)
+    return write_manifest(path, kind="qrels", inputs=inputs, command=command, extra=extra, root=root)
