@@ -37,16 +37,17 @@ def command(config_path: Path | None, output: Path | None, rerun: bool, seed: in
       trec-toolkit audit                        # the example workspace: bm25f against bm25
       trec-toolkit audit --config other/toolkit.toml -o /tmp/audit --rerun
     """
-    from toolkit.cli.options import show_progress
-    from toolkit.reports.audit import run_audit
+    from toolkit.cli.options import progress_bar
+    from toolkit.pipeline.audit import run_audit
     from toolkit.reports.summary import audit_summary
 
-    result = run_audit(
-        config_path,
-        output=output,
-        rerun=rerun,
-        seed=seed,
-        progress=show_progress(),
-        log=lambda msg: click.echo(msg, err=True),
-    )
+    with progress_bar("topics") as update:
+        result = run_audit(
+            config_path,
+            output=output,
+            rerun=rerun,
+            seed=seed,
+            progress=update,
+            log=lambda msg: click.echo(msg, err=True),
+        )
     click.echo(audit_summary(result), nl=False)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,3 +82,69 @@ def emit(text: str, output: Path | None) -> None:
 def show_progress() -> bool:
     """Progress bars only on an interactive stderr (silent in CI and pipes)."""
     return sys.stderr.isatty()
+
+
+def config_option(func: F) -> F:
+    """``--config PATH``: the toolkit.toml to use instead of the nearest one."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="toolkit.toml to use (default: found from the current folder up).",
+    )(func)
+
+
+@contextmanager
+def progress_bar(
+    unit: str, *, console: Console | None = None
+) -> Iterator[Callable[[str, int, int], None] | None]:
+    """Bars on stderr for the library's ``progress`` callbacks: ``update(step, done, total)`` draws one bar per
+    step, named after it, with the count, the rate and the time left from the first call on.
+
+    Yields None (the library then reports nothing) when stderr is not a terminal, unless a ``console`` is
+    given (tests). Only the CLI imports rich: the library just calls back.
+    """
+    if console is None and not show_progress():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TaskID,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Items per second since the bar started (rich's own speed waits for two samples)."""
+
+        def render(self, task: Task) -> Text:
+            elapsed = task.elapsed or 0.0
+            done = task.completed - task.fields.get("first", 0)
+            rate = done / elapsed if elapsed > 0 else 0.0
+            return Text(f"{rate:.1f} {unit}/s", style="progress.data.speed")
+
+    tasks: dict[str, TaskID] = {}
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        RateColumn(),
+        TimeRemainingColumn(),
+        console=console or Console(stderr=True),
+        transient=True,
+    ) as bar:
+
+        def update(step: str, done: int, total: int) -> None:
+            if step not in tasks:
+                tasks[step] = bar.add_task(step, total=total, completed=done, first=done)
+            else:
+                bar.update(tasks[step], completed=done, total=total)
+
+        yield update

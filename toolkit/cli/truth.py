@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-import warnings
 from pathlib import Path
 
 import click
 
-from toolkit.errors import CheckFailed, FormatError, ToolkitWarning, UsageError
+from toolkit.cli.options import config_option
+from toolkit.errors import FormatError, UsageError
 
 
 def read_doc_ids(path: Path) -> list[str]:
@@ -73,12 +73,7 @@ def read_doc_ids(path: Path) -> list[str]:
 @click.option(
     "--strict", is_flag=True, help="Exit 3 when a topic matches nothing or a pattern is suspicious."
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="toolkit.toml to use (default: found from the current folder up).",
-)
+@config_option
 def command(
     run_args: tuple[Path, ...],
     topics_path: Path | None,
@@ -106,86 +101,40 @@ def command(
     """
     from toolkit.formats.qrels import format_qrels
     from toolkit.formats.run import read_run
-    from toolkit.formats.topics import read_topics
-    from toolkit.truth import DEFAULT_MAX_MATCHES, build_qrels, corpus_ids, write_truth
+    from toolkit.pipeline.truth import enforce_truth, regex_truth, warn_truth
+    from toolkit.truth import DEFAULT_MAX_MATCHES
     from toolkit.workspace import load_workspace
 
     runs = [*run_paths, *run_args]
-    if max_matches is not None and max_matches < 1:
-        raise UsageError(f"--max-matches must be at least 1, not {max_matches}")
-    workspace = load_workspace(config_path)
-    corpus = None
-    if doc_ids_path is None and not runs_only:
-        corpus = corpus_ids(workspace.section("docs"), workspace.root, where=str(workspace.config_path))
+    ws = load_workspace(config_path)
+    corpus = ws.corpus_ids() if doc_ids_path is None and not runs_only else None
     if not runs and doc_ids_path is None and corpus is None:
         raise UsageError("nothing to judge: give --runs RUN… and/or --doc-ids FILE (or declare [docs] ids)")
-    topic_file = topics_path or workspace.default_topics
-    if topic_file is None:
-        raise UsageError("no topic set: pass --topics PATH or set [workspace] topics in toolkit.toml")
-    topics = read_topics(topic_file)
-
-    doc_ids: set[str] = set()
-    sources: dict[str, str | Path] = {}
-    for index, path in enumerate(runs, start=1):
-        run = read_run(path)
-        for docs in run.results.values():
-            doc_ids.update(docs)
-        sources[f"run{index}" if len(runs) > 1 else "run"] = path
-    if doc_ids_path is not None:
-        doc_ids.update(read_doc_ids(doc_ids_path))
-        if str(doc_ids_path) != "-":
-            sources["doc_ids"] = doc_ids_path
-    details: dict[str, str] = {}
-    if corpus is not None:
-        doc_ids.update(corpus[0])
-        details["doc_ids_from"] = f"[docs] ids: {corpus[1]}"
-
-    result = build_qrels(
+    topics = ws.topics(topics_path)
+    sources: dict[str, str | Path] = {f"run{i}" if len(runs) > 1 else "run": p for i, p in enumerate(runs, 1)}
+    if doc_ids_path is not None and str(doc_ids_path) != "-":
+        sources["doc_ids"] = doc_ids_path
+    to_file = output is not None and str(output) != "-"
+    truth = regex_truth(
+        ws,
         topics,
-        doc_ids,
-        max_matches=max_matches or DEFAULT_MAX_MATCHES,
+        runs=[read_run(p) for p in runs],
+        doc_ids=read_doc_ids(doc_ids_path) if doc_ids_path is not None else (),
+        corpus=corpus,
+        output=output if to_file else None,
+        sources=sources,
+        max_matches=DEFAULT_MAX_MATCHES if max_matches is None else max_matches,
         zeros=zeros,
         name=output.name.split(".")[0] if output else None,
     )
-    if output is None or str(output) == "-":
+    result = truth.result
+    if not to_file:
         sys.stdout.write(format_qrels(result.qrels))
-    else:
-        argv = [Path(sys.argv[0]).name, *sys.argv[1:]]
-        write_truth(result, output, topics=topics, sources=sources, command=argv, details=details)
-
-    partial = [(q, p) for q, p in result.unmatched_patterns if q not in result.unmatched_topics]
-    if partial:
-        listed = ", ".join(f"{q} {p!r}" for q, p in partial)
-        warnings.warn(
-            f"{len(partial)} pattern(s) of topics that did match found no covered doc: {listed}",
-            ToolkitWarning,
-            stacklevel=1,
-        )
-    if result.unmatched_topics:
-        warnings.warn(
-            f"{len(result.unmatched_topics)} topic(s) matched no covered doc (a typo in the regex, or the doc "
-            f"is not in the runs/ids): {', '.join(result.unmatched_topics)}",
-            ToolkitWarning,
-            stacklevel=1,
-        )
-    for s in result.suspicious:
-        warnings.warn(
-            f"topic {s.query_id}: pattern {s.pattern!r} matched {s.matches} docs (more than {result.max_matches}); "
-            "is it missing an anchor (^…$) or an escaped dot (\\.)?",
-            ToolkitWarning,
-            stacklevel=1,
-        )
-    if result.no_truth:
-        warnings.warn(
-            f"{len(result.no_truth)} topic(s) have no truth: {', '.join(result.no_truth)}",
-            ToolkitWarning,
-            stacklevel=1,
-        )
-    where = output if output and str(output) != "-" else "stdout"
+    warn_truth(result)
     click.echo(
-        f"Wrote {where}: {len(result.qrels)} judgments, {result.judged_topics} of {len(topics)} topics with a "
-        f"relevant doc, {len(result.covered)} docs covered",
+        f"Wrote {output if to_file else 'stdout'}: {len(result.qrels)} judgments, {result.judged_topics} of "
+        f"{len(topics)} topics with a relevant doc, {len(result.covered)} docs covered",
         err=True,
     )
-    if strict and (result.unmatched_topics or result.suspicious):
-        raise CheckFailed("truth check failed (--strict): see the warnings above")
+    if strict:
+        enforce_truth(result)

@@ -12,6 +12,12 @@ whole (atomic rename) from the journal, in topic-set order, so it can never hold
 
 **Failures** (non-zero exit, timeout, HTTP error, unparseable output) after all retries give the topic an
 empty result and an entry in the manifest (reason, exit code, stderr tail, duration); the run goes on.
+What a failed topic means for the commands (a warning, an error when every topic failed) is the pipeline's
+policy (``toolkit.pipeline.failures``), not the runner's.
+
+**Progress** goes to a callback ``progress(done, total)``, called once before the first call (``done`` counts
+the topics a resumed run already has) and after every topic, so the caller can draw a bar with the count from
+the start; drawing it is the CLI's business (core modules never import rich).
 """
 
 from __future__ import annotations
@@ -19,12 +25,9 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -108,11 +111,15 @@ def run_system(
     timeout: float | None = 30.0,
     retries: int = 0,
     resume: bool = False,
-    progress: bool | Callable[[TopicOutcome], None] = False,
+    progress: Callable[[int, int], None] | None = None,
     run_tag: str | None = None,
     command: list[str] | None = None,
+    root: str | Path | None = None,
 ) -> RunResult:
-    """Ask ``system`` every topic (``workers`` at a time) and write ``output`` and its manifest."""
+    """Ask ``system`` every topic (``workers`` at a time) and write ``output`` and its manifest.
+
+    ``root`` is the folder a relative topic-set path is under (the workspace), for the manifest's input hash.
+    """
     if depth < 1:
         raise UsageError(f"--depth must be at least 1, not {depth}")
     if workers < 1:
@@ -134,19 +141,18 @@ def run_system(
     pending = [t for t in topics if t.query_id not in done or done[t.query_id].failure is not None]
     resumed = len(topics) - len(pending)
     outcomes = dict(done)
-    on_done = progress if callable(progress) else None
-    bar = _progress_bar(bool(progress) and on_done is None, total=len(topics), done=resumed)
-    with bar as advance, open(journal, "a", encoding="utf-8") as handle:
-        for outcome in _ask_all(
-            system, pending, depth=depth, workers=workers, timeout=timeout, retries=retries
+    report = progress or (lambda _done, _total: None)
+    report(resumed, len(topics))
+    with open(journal, "a", encoding="utf-8") as handle:
+        for finished, outcome in enumerate(
+            _ask_all(system, pending, depth=depth, workers=workers, timeout=timeout, retries=retries),
+            start=resumed + 1,
         ):
             handle.write(outcome.to_json() + "\n")
             handle.flush()
             os.fsync(handle.fileno())
             outcomes[outcome.query_id] = outcome
-            advance()
-            if on_done:
-                on_done(outcome)
+            report(finished, len(topics))
     ordered = [outcomes[t.query_id] for t in topics]
     result = _finish(
         system,
@@ -159,6 +165,7 @@ def run_system(
         settings={"workers": workers, "timeout": timeout, "retries": retries},
         resumed=resumed,
         asked=len(pending),
+        root=root,
     )
     journal.unlink(missing_ok=True)
     return result
@@ -267,6 +274,7 @@ def _finish(
     settings: dict[str, Any],
     resumed: int,
     asked: int,
+    root: str | Path | None,
 ) -> RunResult:
     results: dict[str, dict[str, float]] = {}
     per_topic: dict[str, Any] = {}
@@ -303,33 +311,6 @@ def _finish(
         "per_topic": per_topic,
     }
     inputs = {"topics": topics.path} if topics.path else {}
-    manifest = write_manifest(output, kind="run", inputs=inputs, command=command, extra=extra)
+    manifest = write_manifest(output, kind="run", inputs=inputs, command=command, extra=extra, root=root)
     empty = tuple(o.query_id for o in outcomes if not o.hits)
     return RunResult(run, output, manifest, failures, p50, p95, len(topics), asked, resumed, empty)
-
-
-@contextmanager
-def _progress_bar(enabled: bool, *, total: int, done: int) -> Iterator[Callable[[], None]]:
-    """A rich bar on stderr when asked for and stderr is a terminal; otherwise a no-op."""
-    if not enabled or not sys.stderr.isatty():
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    lock = threading.Lock()
-    with Progress(
-        TextColumn("[bold]run[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("topics", total=total, completed=done)
-
-        def advance() -> None:
-            with lock:
-                bar.advance(task)
-
-        yield advance

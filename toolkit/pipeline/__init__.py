@@ -1,0 +1,16 @@
+"""The pipeline: the library's room for what runs the stages together (DESIGN §4, §9).
+
+The stages (``systems``, ``truth``, ``pooling``, ``scoring``, ``stats``) each do one thing on the objects they
+are given; ``toolkit.workspace`` resolves what a command is given (topic set, settings, covered docs, paths).
+This room holds what joins them, so that a command-line command and the Python API do the same:
+
+* ``runs`` — which system, which settings, where its run goes (``run`` and ``audit``);
+* ``failures`` — the run-failure policy: which topics failed, the warning, the error, no reuse;
+* ``truth`` — regex truth over the covered docs, written with its manifest (``truth`` and ``audit``);
+* ``campaign`` — a pooling round into a campaign that is created whole or not at all (``pool``);
+* ``audit`` — the whole pipeline from ``toolkit.toml`` to the written audit.
+
+It sits above every stage and above ``reports`` (the audit is written through the renderer); only the CLI
+sits above it. Import the module you need (``from toolkit.pipeline.audit import run_audit``): importing the
+package itself loads nothing, so a quick command never pays for the statistics.
+"""

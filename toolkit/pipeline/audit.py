@@ -1,0 +1,241 @@
+"""The whole pipeline from ``toolkit.toml``: run every system, regex truth, score, compare, write the audit.
+
+Steps, each reusing what is already there when it is provably the same:
+
+1. **Runs.** Every ``[systems.NAME]`` is run over the ``[workspace] topics`` into ``runs/NAME.run`` — unless
+   that run exists and its manifest matches: same system description (command, parser …), same topic-set
+   hash, same depth, the run file still has the hash recorded in the manifest, and no topic failed (the
+   failure policy, ``toolkit.pipeline.failures``). ``rerun=True`` forces a fresh run.
+2. **Qrels.** ``[audit] qrels`` when declared (e.g. exported human judgments); otherwise the regex truth of
+   the topic set over the runs' docs plus the ``[docs] ids`` corpus list, written to ``qrels/TOPICS.qrels``
+   (left untouched, manifest included, when the file already holds exactly these qrels).
+3. **Compare** every system against ``[workspace] baseline`` (default: the first system) with the options
+   of the optional ``[audit]`` table (``measures``, ``primary``, ``alpha``, ``seed``, ``correction``,
+   ``margins = { "nDCG@10" = 0.02 }``, ``output``).
+4. **Write** ``audit.md``, ``audit.json``, ``audit.html`` and ``audit-*.png`` into the output folder
+   (``toolkit.reports`` renders them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.errors import ConfigError
+from toolkit.model import Qrels, Run, TopicSet
+from toolkit.workspace import Workspace
+
+if TYPE_CHECKING:
+    from toolkit.stats.comparison import ComparisonResult
+    from toolkit.systems.base import System
+
+#: The ``[audit]`` table's keys and the defaults of those that have one.
+AUDIT_DEFAULTS: dict[str, Any] = {
+    "measures": None,  # else [workspace] measures, else each class's measures
+    "primary": None,
+    "alpha": 0.05,
+    "seed": 42,
+    "correction": "holm",
+    "margins": {},
+    "output": "audits",
+    "name": "audit",
+    "qrels": None,
+}
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    comparison: ComparisonResult
+    topics: TopicSet
+    qrels: Qrels
+    runs: tuple[Run, ...]
+    reused: tuple[str, ...]
+    ran: tuple[str, ...]
+    qrels_built: bool
+    written: tuple[Path, ...]
+    failed_topics: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+
+
+def run_matches(path: Path, system: System, topics: TopicSet, depth: int) -> bool:
+    """True when ``path`` is a run of exactly this system config on exactly this topic set and depth, with no
+    failed topic.
+
+    The Python version must match too: a system may depend on it (the example corpus is built from the
+    running Python's standard library), so a run made under another Python is made again.
+    """
+    import platform
+
+    from toolkit.formats.manifest import file_sha256, read_manifest
+    from toolkit.pipeline.failures import manifest_failures
+
+    if not path.is_file():
+        return False
+    try:
+        manifest = read_manifest(path)
+        failed = manifest_failures(manifest, where=path)
+    except Exception:  # noqa: BLE001 - an unreadable manifest means "run again", not an error
+        return False
+    if not manifest or failed:
+        return False
+    described = json.loads(json.dumps({"name": system.name, **system.describe()}))
+    return (
+        manifest.get("system") == described
+        and (manifest.get("topic_set") or {}).get("sha256") == topics.sha256
+        and manifest.get("depth") == depth
+        and manifest.get("sha256") == file_sha256(path)
+        and (manifest.get("versions") or {}).get("python") == platform.python_version()
+    )
+
+
+def audit_settings(config: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The ``[audit]`` table over ``AUDIT_DEFAULTS``; unknown keys and malformed margins are errors."""
+    unknown = sorted(set(config) - set(AUDIT_DEFAULTS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: [audit] has unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(AUDIT_DEFAULTS))}"
+        )
+    margins = config.get("margins", {})
+    if not isinstance(margins, dict) or not all(isinstance(v, int | float) for v in margins.values()):
+        raise ConfigError(f'{where}: [audit] margins must be a table of numbers, e.g. {{ "nDCG@10" = 0.02 }}')
+    return {**AUDIT_DEFAULTS, **config}
+
+
+def run_audit(
+    config: str | Path | None = None,
+    *,
+    output: str | Path | None = None,
+    rerun: bool = False,
+    seed: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> AuditResult:
+    """Run the audit described by ``toolkit.toml`` (see the module docstring); ``log`` gets one line per step,
+    ``progress(step, done, total)`` follows each system's run (``step`` is ``"run NAME"``)."""
+    from toolkit.reports import write_audit
+    from toolkit.stats.comparison import compare_runs
+    from toolkit.workspace import load_workspace
+
+    ws = load_workspace(config)
+    if ws.config_path is None:
+        raise ConfigError("no toolkit.toml here or above; run audit from a workspace or pass --config PATH")
+    options = audit_settings(ws.section("audit"), ws.where)
+    if ws.default_topics is None:
+        raise ConfigError(f"{ws.where}: [workspace] topics is not set; name the topic set to audit")
+    topics = ws.topics()
+    systems = ws.systems()
+    if len(systems) < 2:
+        raise ConfigError(
+            f"{ws.where}: an audit compares systems; declare at least two [systems.NAME] tables"
+        )
+    baseline = ws.settings.get("baseline", next(iter(systems)))
+    if baseline not in systems:
+        raise ConfigError(
+            f"{ws.where}: [workspace] baseline = {baseline!r} is not a system; known: {', '.join(systems)}"
+        )
+    order = [baseline, *(n for n in systems if n != baseline)]
+    runs, reused, ran = _runs(ws, [systems[n] for n in order], topics, rerun, progress, log)
+    qrels, built = _qrels(ws, topics, runs, log, options["qrels"])
+    result = compare_runs(
+        runs,
+        qrels,
+        topics=topics,
+        measures=options["measures"] or ws.settings.get("measures"),
+        primary=options["primary"],
+        alpha=float(options["alpha"]),
+        seed=int(seed if seed is not None else options["seed"]),
+        margins={str(k): float(v) for k, v in options["margins"].items()},
+        correction=str(options["correction"]),
+    )
+    written = write_audit(
+        result,
+        Path(output) if output is not None else ws.path(options["output"]),
+        name=str(options["name"]),
+        topics=topics,
+        title=f"Audit: {', '.join(order[1:])} vs {baseline} on {topics.name}",
+    )
+    return AuditResult(result, topics, qrels, runs, reused, ran, built, tuple(written), _failed(ws, runs))
+
+
+def _runs(
+    ws: Workspace,
+    systems: list[System],
+    topics: TopicSet,
+    rerun: bool,
+    progress: Callable[[str, int, int], None] | None,
+    log: Callable[[str], None],
+) -> tuple[tuple[Run, ...], tuple[str, ...], tuple[str, ...]]:
+    """Reuse or make every system's run; the runs are named after their systems."""
+    from toolkit.formats import read_run
+    from toolkit.pipeline.runs import make_run
+    from toolkit.systems import run_options
+
+    runs: list[Run] = []
+    reused: list[str] = []
+    ran: list[str] = []
+    ws.runs_dir.mkdir(parents=True, exist_ok=True)
+    for system in systems:
+        name = system.name
+        path = ws.runs_dir / f"{name}.run"
+        depth = ws.run_settings(run_options(system)).depth
+        if not rerun and run_matches(path, system, topics, depth):
+            log(f"run {name}: reusing {path} (manifest matches the system config and topic set)")
+            reused.append(name)
+        else:
+            log(f"run {name}: running over {len(topics)} topics → {path}")
+            make_run(
+                ws,
+                system,
+                topics,
+                output=path,
+                progress=functools.partial(progress, f"run {name}") if progress else None,
+                command=["trec-toolkit", "audit"],
+                label=f"run {name}: ",
+            )
+            ran.append(name)
+        runs.append(dataclasses.replace(read_run(path, name=name), path=ws.relative(path)))
+    return tuple(runs), tuple(reused), tuple(ran)
+
+
+def _qrels(
+    ws: Workspace, topics: TopicSet, runs: tuple[Run, ...], log: Callable[[str], None], declared: str | None
+) -> tuple[Qrels, bool]:
+    from toolkit.formats import read_qrels
+    from toolkit.pipeline.truth import regex_truth
+
+    if declared:
+        path = ws.path(declared)
+        log(f"qrels: {path} ([audit] qrels)")
+        return dataclasses.replace(read_qrels(path), path=ws.relative(path)), False
+    path = ws.qrels_dir / f"{topics.name}.qrels"
+    ws.qrels_dir.mkdir(parents=True, exist_ok=True)
+    truth = regex_truth(
+        ws,
+        topics,
+        runs=runs,
+        corpus=ws.corpus_ids(),
+        output=path,
+        keep_identical=True,
+        sources={run.name: ws.runs_dir / f"{run.name}.run" for run in runs},
+        name=topics.name,
+        command=["trec-toolkit", "audit"],
+    )
+    covered = len(truth.result.covered)
+    if truth.written:
+        log(
+            f"qrels: regex truth over {covered} docs → {path} ({truth.result.judged_topics} topics with a match)"
+        )
+    else:
+        log(f"qrels: {path} is up to date (regex truth over {covered} docs)")
+    return dataclasses.replace(read_qrels(path), path=ws.relative(path)), truth.written
+
+
+def _failed(ws: Workspace, runs: tuple[Run, ...]) -> dict[str, tuple[str, ...]]:
+    from toolkit.formats.manifest import read_manifest
+    from toolkit.pipeline.failures import failed_topics
+
+    return failed_topics(runs, {run.name: read_manifest(ws.runs_dir / f"{run.name}.run") for run in runs})

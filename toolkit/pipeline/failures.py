@@ -1,0 +1,81 @@
+"""The run-failure policy: which topics of a run failed, and what a command does about it.
+
+A topic whose system call failed after every retry is left empty in the run and recorded in its manifest
+(``toolkit.systems.runner``). Scored, it counts 0 like a topic the system found nothing for — a silent wrong
+number if nobody says so. So every command that makes or uses a run asks this module, and they all say the
+same thing:
+
+* some topics failed → one warning naming them (the run goes on; the numbers carry the failures);
+* every topic failed → an error: the system is down or misconfigured, and its run would compare nothing;
+* a run with failed topics is never reused by ``audit``: it is asked again, as ``run --resume`` asks the
+  failed topics again;
+* ``failed_topics`` gives, per run, the topics that failed — what a comparison needs to call a run with
+  failures "not comparable".
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import FormatError, SystemCallError, ToolkitWarning
+from toolkit.model import Run
+from toolkit.systems.runner import Failure
+
+
+def manifest_failures(
+    manifest: Mapping[str, Any] | None, *, where: str | Path = "manifest"
+) -> tuple[Failure, ...]:
+    """The failures a run manifest records (none for a run without a manifest, e.g. one made elsewhere)."""
+    if not manifest:
+        return ()
+    entries = manifest.get("failures") or []
+    try:
+        return tuple(Failure(**entry) for entry in entries)
+    except TypeError:
+        raise FormatError(
+            where, None, "failures must be a list of failure records; delete the manifest and run again"
+        ) from None
+
+
+def failed_topics(
+    runs: Sequence[Run], manifests: Mapping[str, Mapping[str, Any] | None] | None = None
+) -> dict[str, tuple[str, ...]]:
+    """Per run name, the topics whose system call failed, from each run's manifest (``manifests`` by run
+    name; a run not in it has its manifest read beside ``run.path``)."""
+    from toolkit.formats.manifest import read_manifest
+
+    out: dict[str, tuple[str, ...]] = {}
+    for run in runs:
+        if manifests is not None and run.name in manifests:
+            manifest = manifests[run.name]
+        else:
+            manifest = read_manifest(run.path) if run.path else None
+        out[run.name] = tuple(f.query_id for f in manifest_failures(manifest, where=run.path or run.name))
+    return out
+
+
+def check_failures(
+    failures: Sequence[Failure], *, topics: int, manifest: str | Path, label: str = ""
+) -> None:
+    """Warn about failed topics; raise when every one of ``topics`` failed. ``label`` prefixes the message
+    (``"run bm25: "`` in an audit, where several runs are made)."""
+    if not failures:
+        return
+    if len(failures) == topics:
+        first = failures[0]
+        detail = first.stderr_tail.strip().splitlines()[-1:] if first.stderr_tail.strip() else []
+        raise SystemCallError(
+            f"{label}every topic failed ({topics}); first: {first.query_id}: {first.reason}"
+            + (f": {detail[0]}" if detail else "")
+            + f" (details in {manifest})"
+        )
+    shown = "; ".join(f"{f.query_id}: {f.reason}" for f in failures[:3])
+    more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+    warnings.warn(
+        f"{label}{len(failures)} of {topics} topics failed and have no results ({shown}{more}); see {manifest}",
+        ToolkitWarning,
+        stacklevel=2,
+    )
