@@ -132,7 +132,7 @@ def test_second_round_reports_judged_docs(ws: Path) -> None:
         (
             ["pool", "a.run", "--docs", "docs.jsonl", "-o", "c.sqlite"],
             2,
-            "Error: no topic set: pass --topics FILE (or set [workspace] topics in toolkit.toml)\n",
+            "Error: no topic set: pass --topics PATH or set [workspace] topics in toolkit.toml\n",
         ),
         (
             ["pool", "a.run", "--topics", "topics.tsv", "-o", "c.sqlite"],

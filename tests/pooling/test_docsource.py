@@ -140,7 +140,7 @@ def test_fetch_documents_reports_progress_per_chunk() -> None:
         chunk=2,
     )
     assert list(docs) == ["d0", "d1", "d2", "d3", "d4"]
-    assert seen == [(2, 5), (4, 5), (5, 5)]
+    assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
 
 
 def test_config_path_corpus(tmp_path: Path) -> None:

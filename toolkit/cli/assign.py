@@ -58,24 +58,14 @@ def command(
     """
     from toolkit.judging.assign import assign, parse_overlap, read_gold
     from toolkit.judging.store import CampaignStore
-    from toolkit.pooling.docsource import doc_source_from_config, doc_source_from_option, fetch_documents
+    from toolkit.pooling.rounds import fetch_missing
     from toolkit.workspace import load_workspace
 
     names = [a.strip() for a in assessors.split(",") if a.strip()]
     overlap = parse_overlap(overlap_text)
     with CampaignStore.open(campaign) as store:
         gold = read_gold(gold_path, store) if gold_path is not None else {}
-        gold_docs = None
-        missing = sorted({d for _, d in gold if not store.has_document(d)})
-        if missing:
-            ws = load_workspace()
-            source = (
-                doc_source_from_option(docs_spec)
-                if docs_spec is not None
-                else doc_source_from_config(ws.section("docs"), ws.root)
-            )
-            if source is not None:
-                gold_docs = fetch_documents(source, missing)
+        gold_docs = fetch_missing(store, [d for _, d in gold], lambda: load_workspace().doc_source(docs_spec))
         result = assign(store, names, overlap=overlap, seed=seed, gold=gold, gold_documents=gold_docs)
     for name in names:
         topics = result.topics_per_assessor[name]

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from toolkit.cli.options import output_option
-
-if TYPE_CHECKING:
-    from toolkit.judging.store import CampaignStore
 
 
 @click.command()
@@ -56,48 +52,17 @@ def command(campaign: Path, policy_text: str, fallback: str, unjudged: str, outp
       trec-toolkit export judging/example.sqlite --policy assessor=alice --unjudged -1
     """
     from toolkit.cli.options import emit
-    from toolkit.formats.manifest import write_manifest
     from toolkit.formats.qrels import format_qrels, qrels_name
-    from toolkit.judging.export import export_qrels, parse_policy
-    from toolkit.judging.store import CampaignStore
+    from toolkit.pipeline.export import export_campaign, write_export_manifest
 
-    policy = parse_policy(policy_text, fallback=fallback)
-    name = qrels_name(output) if output is not None and str(output) != "-" else "qrels"
-    with CampaignStore.open(campaign) as store:
-        result = export_qrels(store, policy, unjudged=-1 if unjudged == "-1" else "skip", name=name)
-        agreement = _agreement(store)
-        log = store.log()
-        state = {
-            "path": str(campaign),
-            "rounds": len(store.rounds()),
-            "log_events": len(log),
-            "last_event_id": log[-1].event_id if log else None,
-        }
-    if not result.qrels.judgments:
-        from toolkit.errors import ToolkitError
-
-        raise ToolkitError(f"{campaign}: no graded judgments under policy {result.policy}; nothing to export")
-    emit(format_qrels(result.qrels), output)
-    if output is not None and str(output) != "-":
-        extra = result.manifest()
-        extra["campaign"] = state  # the log position pins down which judgments were exported
-        if agreement is not None:
-            extra["agreement"] = agreement
-        write_manifest(output, kind="qrels", inputs={"campaign": campaign}, extra=extra)
-
-
-def _agreement(store: CampaignStore) -> dict[str, object] | None:
-    """The agreement summary for the manifest, when ``toolkit.agreement`` can compute one."""
-    try:
-        from toolkit.agreement import agreement_summary
-    except ImportError:
-        return None
-    from toolkit.errors import ToolkitError
-
-    judgments = [j for j in store.current_judgments() if j.action == "judge"]
-    if not judgments:
-        return None
-    try:
-        return agreement_summary(judgments, labels=sorted(store.grades()))
-    except ToolkitError:
-        return None
+    target = output if output is not None and str(output) != "-" else None
+    export = export_campaign(
+        campaign,
+        policy_text,
+        fallback=fallback,
+        unjudged=-1 if unjudged == "-1" else "skip",
+        name=qrels_name(target) if target is not None else "qrels",
+    )
+    emit(format_qrels(export.result.qrels), output)
+    if target is not None:
+        write_export_manifest(export, target, campaign=campaign)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import click
@@ -78,55 +77,26 @@ def command(
       trec-toolkit pool runs/*.run --strategy mtf --budget 20 -o judging/example.sqlite
       trec-toolkit pool runs/new.run --exclude qrels/stdlib.qrels --docs corpus.jsonl -o judging/r2.sqlite
     """
-    from toolkit.errors import UsageError
-    from toolkit.formats import read_qrels, read_run, read_topics
-    from toolkit.judging.store import CampaignStore
-    from toolkit.pooling.docsource import doc_source_from_config, doc_source_from_option
-    from toolkit.pooling.rounds import pool_round
+    from toolkit.cli.options import progress_bar
+    from toolkit.formats import read_qrels, read_run
+    from toolkit.pooling.rounds import pool_campaign
     from toolkit.workspace import load_workspace
 
     ws = load_workspace()
-    topics_file = topics_path or ws.default_topics
-    if topics_file is None:
-        raise UsageError("no topic set: pass --topics FILE (or set [workspace] topics in toolkit.toml)")
-    if strategy == "mtf" and budget is None:
-        raise UsageError("--strategy mtf needs --budget N (new documents per topic)")
-    if strategy == "depth" and budget is not None:
-        raise UsageError("--budget applies to --strategy mtf only")
-    source = (
-        doc_source_from_option(docs_spec)
-        if docs_spec is not None
-        else doc_source_from_config(ws.section("docs"), ws.root, where=str(ws.config_path or "toolkit.toml"))
-    )
-    if source is None:
-        raise UsageError(
-            'no doc source: pass --docs FILE.jsonl|FILE.tsv|DIR, or set [docs] command = [..., "{doc_id}"] '
-            "in toolkit.toml"
+    topic_set = ws.topics(topics_path)
+    source = ws.doc_source(docs_spec, required=True)
+    with progress_bar("docs") as update:
+        result = pool_campaign(
+            campaign,
+            [read_run(p) for p in runs],
+            topic_set,
+            source=source,
+            strategy=strategy,
+            depth=int(ws.setting("depth", depth)) if strategy == "depth" else depth,
+            budget=budget,
+            exclude=[read_qrels(p) for p in exclude_paths],
+            progress=partial(update, "fetch documents") if update else None,
         )
-    topic_set = read_topics(topics_file)
-    run_list = [read_run(p) for p in runs]
-    exclude = [read_qrels(p) for p in exclude_paths]
-    if depth is None and strategy == "depth":
-        depth = int(ws.settings.get("depth", 10))
-    existed = campaign.exists()
-    try:
-        with CampaignStore.open(campaign, create=True) as store, _progress() as progress:
-            result = pool_round(
-                store,
-                run_list,
-                topic_set,
-                source=source,
-                strategy=strategy,
-                depth=depth,
-                budget=budget,
-                exclude=exclude,
-                progress=progress,
-            )
-    except BaseException:
-        if not existed:  # a first round that failed leaves no half-made campaign behind
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{campaign}{suffix}").unlink(missing_ok=True)
-        raise
     click.echo(
         f"Round {result.round}: {result.topics} topics, {result.pooled} pooled, {result.queued} queued "
         f"({result.stale} stale), {result.skipped} already judged, {result.pending} already queued, "
@@ -135,23 +105,3 @@ def command(
     if result.fetch_failures:
         shown = ", ".join(result.fetch_failures[:5]) + (" …" if len(result.fetch_failures) > 5 else "")
         click.echo(f"Warning: could not fetch {len(result.fetch_failures)} document(s): {shown}", err=True)
-
-
-@contextmanager
-def _progress() -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar for document fetching on an interactive stderr; nothing otherwise."""
-    from toolkit.cli.options import show_progress
-
-    if not show_progress():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("Fetching documents", total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update

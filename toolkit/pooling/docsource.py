@@ -273,11 +273,13 @@ def fetch_documents(
     progress: Callable[[int, int], None] | None = None,
     chunk: int = 32,
 ) -> dict[str, Document]:
-    """Fetch each distinct id once, preserving first-seen order; ``progress(done, total)`` after each chunk."""
+    """Fetch each distinct id once, preserving first-seen order; ``progress(done, total)`` before the first
+    chunk (so a bar shows the count from the start) and after each chunk."""
     unique = list(dict.fromkeys(doc_ids))
     if progress is None:
         return source.fetch_many(unique) if unique else {}
     out: dict[str, Document] = {}
+    progress(0, len(unique))
     for start in range(0, len(unique), chunk):
         out.update(source.fetch_many(unique[start : start + chunk]))
         progress(len(out), len(unique))

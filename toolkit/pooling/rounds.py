@@ -13,8 +13,9 @@ What a round decides for each pooled (topic, doc):
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.judging.records import CampaignTopic, Document
@@ -91,6 +92,8 @@ def build_pool(
             stacklevel=2,
         )
     if strategy == "depth":
+        if budget is not None:
+            raise UsageError("--budget applies to --strategy mtf only")
         return depth_pool(runs, depth=depth if depth is not None else 10, topics=topic_set.ids)
     if strategy == "mtf":
         if budget is None:
@@ -185,3 +188,52 @@ def pool_round(
         pending=pending,
         fetch_failures=failures,
     )
+
+
+def pool_campaign(
+    path: str | Path,
+    runs: Sequence[Run],
+    topic_set: TopicSet,
+    *,
+    source: DocSource,
+    strategy: str = "depth",
+    depth: int | None = 10,
+    budget: int | None = None,
+    exclude: Sequence[Qrels] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> RoundResult:
+    """``pool_round`` into the campaign at ``path``, creating it when missing. A first round that fails leaves
+    no half-made campaign behind (the database and its WAL files are removed); a later round that fails has
+    rolled back and leaves the campaign as it was."""
+    existed = Path(path).exists()
+    try:
+        with CampaignStore.open(path, create=True) as store:
+            return pool_round(
+                store,
+                runs,
+                topic_set,
+                source=source,
+                strategy=strategy,
+                depth=depth,
+                budget=budget,
+                exclude=exclude,
+                progress=progress,
+            )
+    except BaseException:
+        if not existed:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        raise
+
+
+def fetch_missing(
+    store: CampaignStore, doc_ids: Iterable[str], source: Callable[[], DocSource | None]
+) -> dict[str, Document] | None:
+    """Snapshots of the ``doc_ids`` the campaign has none of (gold items outside the pool), from the source
+    ``source()`` names — asked for only when a doc is missing; None when none is missing or there is no
+    source (the caller then reports the docs it lacks)."""
+    missing = sorted({d for d in doc_ids if not store.has_document(d)})
+    if not missing:
+        return None
+    found = source()
+    return fetch_documents(found, missing) if found is not None else None

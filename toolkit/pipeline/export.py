@@ -1,0 +1,79 @@
+"""Exporting a campaign: its judgments as qrels under a policy, and a manifest that pins them down.
+
+The export itself is ``toolkit.judging.export``; this joins it with what the manifest records beside it —
+the campaign's log position (which judgments were exported) and the assessors' agreement
+(``toolkit.agreement``, which sits above ``judging`` and so cannot be called from there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.errors import ToolkitError
+
+if TYPE_CHECKING:
+    from toolkit.judging.export import ExportResult
+    from toolkit.judging.store import CampaignStore
+
+
+@dataclass(frozen=True)
+class CampaignExport:
+    """The exported qrels and the extra fields of their manifest."""
+
+    result: ExportResult
+    manifest: dict[str, Any]
+
+
+def export_campaign(
+    campaign: str | Path,
+    policy: str,
+    *,
+    fallback: str = "majority",
+    unjudged: str | int = "skip",
+    name: str = "qrels",
+) -> CampaignExport:
+    """Apply ``policy`` (``adjudicated``, ``majority`` … see ``toolkit.judging.export``) to the campaign; an
+    export without a single graded judgment is an error rather than an empty qrels file."""
+    from toolkit.judging.export import export_qrels, parse_policy
+    from toolkit.judging.store import CampaignStore
+
+    parsed = parse_policy(policy, fallback=fallback)
+    with CampaignStore.open(campaign) as store:
+        result = export_qrels(store, parsed, unjudged=unjudged, name=name)
+        agreement = _agreement(store)
+        log = store.log()
+        state = {
+            "path": str(campaign),
+            "rounds": len(store.rounds()),
+            "log_events": len(log),
+            "last_event_id": log[-1].event_id if log else None,
+        }
+    if not result.qrels.judgments:
+        raise ToolkitError(f"{campaign}: no graded judgments under policy {result.policy}; nothing to export")
+    extra = result.manifest()
+    extra["campaign"] = state  # the log position pins down which judgments were exported
+    if agreement is not None:
+        extra["agreement"] = agreement
+    return CampaignExport(result, extra)
+
+
+def write_export_manifest(export: CampaignExport, path: str | Path, *, campaign: str | Path) -> Path:
+    """The manifest beside the written qrels file ``path``."""
+    from toolkit.formats.manifest import write_manifest
+
+    return write_manifest(path, kind="qrels", inputs={"campaign": campaign}, extra=export.manifest)
+
+
+def _agreement(store: CampaignStore) -> dict[str, Any] | None:
+    """The agreement summary for the manifest; None when there is nothing (or too little) to agree on."""
+    from toolkit.agreement import agreement_summary
+
+    judgments = [j for j in store.current_judgments() if j.action == "judge"]
+    if not judgments:
+        return None
+    try:
+        return agreement_summary(judgments, labels=sorted(store.grades()))
+    except ToolkitError:
+        return None
