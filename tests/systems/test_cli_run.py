@@ -123,3 +123,20 @@ def test_no_topic_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         2,
         "Error: no topic set: pass --topics PATH or set [workspace] topics in toolkit.toml\n",
     )
+
+
+def test_paths_are_recorded_relative_to_the_workspace_from_any_folder(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+    import json
+
+    sub = ws / "deep" / "er"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    result = invoke("run", "fake")
+    assert result.exit_code == 0, result.stderr
+    manifest = json.loads((ws / "runs" / "fake.run.json").read_text())
+    expected = hashlib.sha256((ws / "topics" / "t.tsv").read_bytes()).hexdigest()
+    assert manifest["inputs"]["topics"] == {"path": "topics/t.tsv", "sha256": expected}
+    assert manifest["topic_set"]["path"] == "topics/t.tsv"

@@ -238,3 +238,40 @@ def test_ctrl_c_keeps_the_journal_and_says_how_to_resume(tmp_path: Path) -> None
         "Interrupted.",
     ]
     assert journal.exists() and not out.exists()
+
+
+def test_progress_is_reported_from_the_start_and_after_every_topic(fake_env: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    run_system(
+        fake(),
+        make_topics("ok1", "crash1", "ok2"),
+        output=fake_env / "p.run",
+        workers=1,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+def test_resumed_progress_starts_at_the_finished_topics(fake_env: Path) -> None:
+    out = fake_env / "q.run"
+    topics = make_topics("ok1", "ok2", "ok3")
+    run_system(fake(), topics, output=out)
+    # a journal holding one finished topic, as a killed run leaves it
+    journal = journal_path(out)
+    header = {
+        "journal": 1,
+        "system": {"name": "fake", "kind": "command", "command": fake_argv(), "parser": "lines"},
+        "topics_sha256": topics.sha256,
+        "depth": 10,
+    }
+    done = {
+        "query_id": "ok1",
+        "hits": [["doc:ok1:1", None]],
+        "latency_ms": 1.0,
+        "attempts": 1,
+        "failure": None,
+    }
+    journal.write_text(json.dumps(header) + "\n" + json.dumps(done) + "\n")
+    seen: list[tuple[int, int]] = []
+    run_system(fake(), topics, output=out, resume=True, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]

@@ -7,7 +7,8 @@ This room holds what joins them, so that a command-line command and the Python A
 * ``runs`` — which system, which settings, where its run goes (``run`` and ``audit``);
 * ``failures`` — the run-failure policy: which topics failed, the warning, the error, no reuse;
 * ``truth`` — regex truth over the covered docs, written with its manifest (``truth`` and ``audit``);
-* ``campaign`` — a pooling round into a campaign that is created whole or not at all (``pool``);
+* ``export`` — a campaign's qrels with the manifest that pins them down (log position, agreement), which
+  joins ``judging`` and ``agreement`` (``export``);
 * ``audit`` — the whole pipeline from ``toolkit.toml`` to the written audit.
 
 It sits above every stage and above ``reports`` (the audit is written through the renderer); only the CLI
