@@ -50,23 +50,10 @@ class OrganiserReport:
 
 def pair_kappa(a: str, b: str, pairs: Sequence[tuple[int, int]], labels: Sequence[int]) -> PairKappa:
     """Kappa of one pair, over ``labels`` (the whole scale, not just the grades that occur)."""
-    try:
-        from toolkit.agreement.kappa import cohen_kappa, contingency
-    except ImportError:  # pragma: no cover - the agreement package ships with the toolkit
-        return _sklearn_kappa(a, b, pairs, labels)
+    from toolkit.agreement.kappa import cohen_kappa, contingency
+
     result = cohen_kappa(contingency(pairs, labels), labels, "unweighted")
     return PairKappa(a, b, len(pairs), result.estimate.value, result.estimate.reason)
-
-
-def _sklearn_kappa(a: str, b: str, pairs: Sequence[tuple[int, int]], labels: Sequence[int]) -> PairKappa:
-    if len(pairs) < 2:
-        return PairKappa(a, b, len(pairs), None, f"only {len(pairs)} shared items (kappa needs at least 2)")
-    from sklearn.metrics import cohen_kappa_score
-
-    x, y = zip(*pairs, strict=True)
-    if len(set(x) | set(y)) == 1:
-        return PairKappa(a, b, len(pairs), None, "both assessors gave every shared item the same grade")
-    return PairKappa(a, b, len(pairs), float(cohen_kappa_score(x, y, labels=list(labels))))
 
 
 def totals(rows: Sequence[ProgressRow], durations: dict[str, list[int]]) -> list[AssessorTotal]:
