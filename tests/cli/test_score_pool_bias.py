@@ -18,7 +18,9 @@ def test_pool_bias_table(tmp_path: Path) -> None:
     (tmp_path / "A.run").write_text("q1 Q0 a 1 3 A\nq1 Q0 b 2 2 A\nq2 Q0 d 1 1 A\n")
     (tmp_path / "B.run").write_text("q1 Q0 c 1 3 B\nq1 Q0 b 2 2 B\nq2 Q0 e 1 1 B\n")
     args = [str(tmp_path / "A.run"), str(tmp_path / "B.run"), "--qrels", str(tmp_path / "q.qrels")]
-    result = CliRunner().invoke(main, ["score", *args, "--measures", "P@1", "--pool-bias", "--pool-depth", "2"])
+    result = CliRunner().invoke(
+        main, ["score", *args, "--measures", "P@1", "--pool-bias", "--pool-depth", "2"]
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[-2].split() == ["A", "P@1", "1.0000", "0.0000", "-1.0000", "2", "2"]
