@@ -9,8 +9,9 @@ import pytest
 from agreement_data import a4_judgments
 
 from toolkit.agreement import Interval, Value, agree, agreement_summary
-from toolkit.agreement.report import to_dict, to_json
 from toolkit.errors import ToolkitError, UsageError
+from toolkit.reports import SCHEMA_VERSION, render
+from toolkit.reports.agreement import agreement_data
 
 P_E_1 = "both assessors rated all {n} shared items grade {g}: chance agreement p_e = 1, so kappa is undefined"
 
@@ -140,7 +141,7 @@ def test_grade_outside_labels_and_duplicates_are_errors() -> None:
 
 def test_json_of_a_degenerate_result_is_strict_json_with_reasons() -> None:
     judgments = [("alice", "q1", "d1", 1), ("bob", "q1", "d1", 1), ("carol", "q2", "d9", 0)]
-    text = to_json(agree(judgments, labels=[0, 1], bootstrap=10))
+    text = render(agree(judgments, labels=[0, 1], bootstrap=10), "json")
 
     def refuse(constant: str) -> None:
         raise AssertionError(f"non-finite number {constant} in JSON")
@@ -150,7 +151,10 @@ def test_json_of_a_degenerate_result_is_strict_json_with_reasons() -> None:
     assert pair["kappa"]["unweighted"]["value"] is None
     assert pair["kappa"]["unweighted"]["reason"] == "only 1 shared item (kappa needs at least 2)"
     assert doc["pairs"][1]["reason"] == "no shared items"
-    assert doc == to_dict(agree(judgments, labels=[0, 1], bootstrap=10))
+    assert doc == {
+        "schema_version": SCHEMA_VERSION,
+        **agreement_data(agree(judgments, labels=[0, 1], bootstrap=10)),
+    }
 
 
 def test_summary_for_the_export_manifest() -> None:

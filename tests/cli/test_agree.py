@@ -45,6 +45,8 @@ def agree_json(path: Path, *extra: str) -> dict:
 #   Krippendorff (2 coders, 100 values, n_yes 55, n_no 45, 15 disagreeing units):
 #   α = 1 − 99 · 30 / (2 · 55 · 45) = 0.4 at every level (two values: every metric is the same).
 A1_TABLE_TEXT = """\
+Assessor agreement
+
 Agreement on labels 0,1: 2 assessors, 50 items, 100 judgments (seed 42, no bootstrap)
 
 Cohen's kappa per pair (shared items; 95% CI analytic and bootstrap over topics)
@@ -71,10 +73,11 @@ assessor   n   0   1
 alice     50  25  25
 bob       50  20  30
 
-Fleiss' kappa: 0.3939 over 50 items judged by 2 assessors each (0 other items left out)
-Krippendorff's alpha (50 of 50 items judged by 2 or more): nominal 0.4000, ordinal 0.4000, interval 0.4000
+Across all assessors
+- Fleiss' kappa: 0.3939 over 50 items judged by 2 assessors each (0 other items left out)
+- Krippendorff's alpha (50 of 50 items judged by 2 or more): nominal 0.4000, ordinal 0.4000, interval 0.4000
 
-Undefined:
+Undefined
   [1] bootstrap disabled (bootstrap=0)
 """
 
@@ -157,7 +160,7 @@ def test_a4_table_and_markdown_lines(tmp_path: Path) -> None:
     assert "alice  bob  >= 2  0.8333   0.8571     6       7" in lines
     assert "alice  bob  >= 3  0.5556   0.5000     2       4" in lines
     assert (
-        "Krippendorff's alpha (12 of 12 items judged by 2 or more): nominal 0.4651, ordinal 0.8389, interval 0.8401"
+        "- Krippendorff's alpha (12 of 12 items judged by 2 or more): nominal 0.4651, ordinal 0.8389, interval 0.8401"
         in lines
     )
     code, md, _ = run(str(path), "--labels", "0,1,2,3", "--format", "md", "--bootstrap", "0")
@@ -266,6 +269,8 @@ def test_skip_and_unrateable_lines_are_not_grades(tmp_path: Path) -> None:
 # P̄ = 1, P̄e = 0.5 → 1; alpha = 1 (no disagreement among pairable values).
 DEGENERATE_TSV = "alice\tq1\td1\t0\nbob\tq1\td1\t0\nalice\tq1\td2\t1\nbob\tq1\td2\t1\ncarol\tq2\td3\t1\n"
 DEGENERATE_TEXT = """\
+Assessor agreement
+
 Agreement on labels 0,1: 3 assessors, 3 items, 5 judgments (seed 42, no bootstrap)
 
 Cohen's kappa per pair (shared items; 95% CI analytic and bootstrap over topics)
@@ -287,10 +292,11 @@ alice  carol  >= 1  n/a [3]  n/a [3]     0       0
 bob    carol  >= 1  n/a [3]  n/a [3]     0       0
 """
 DEGENERATE_TAIL = """\
-Fleiss' kappa: 1.0000 over 2 items judged by 2 assessors each (1 other item left out)
-Krippendorff's alpha (2 of 3 items judged by 2 or more): nominal 1.0000, ordinal 1.0000, interval 1.0000
+Across all assessors
+- Fleiss' kappa: 1.0000 over 2 items judged by 2 assessors each (1 other item left out)
+- Krippendorff's alpha (2 of 3 items judged by 2 or more): nominal 1.0000, ordinal 1.0000, interval 1.0000
 
-Undefined:
+Undefined
   [1] the asymptotic SE of kappa is 0 for this table (as under perfect agreement), so the normal-approximation CI would be a single point
   [2] bootstrap disabled (bootstrap=0)
   [3] no shared items

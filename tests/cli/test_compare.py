@@ -189,7 +189,7 @@ def test_s5_cannot_reach_alpha_text():
     assert "cannot reach α = 0.05 with 5 non-zero pairs" in out
     assert "not significant" not in out
     assert (
-        "McNemar exact (Fixed 5 vs Degraded 0): p = 0.0625 — cannot reach α = 0.05 with 5 non-zero pairs"
+        "Exact McNemar (Fixed 5 vs Degraded 0): p = 0.0625 — cannot reach α = 0.05 with 5 non-zero pairs"
         in out
     )
 
@@ -206,9 +206,8 @@ def test_text_report_lines():
     )
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == (
-        "compare: baseline s1-a vs s1-b · 10 topics · seed 42 · α 0.05 · correction holm · primary RR@10"
-    )
+    assert lines[0] == "Audit: s1-b vs s1-a"
+    assert "- Measures: RR@10; primary measure: RR@10" in lines  # Markdown's **bold** is dropped in text
     assert "Fixed                 3  q02 q06 q09" in lines
     assert "\x1b[" not in out  # no colour off a terminal
 

@@ -42,7 +42,6 @@ def test_degraded_run_fails_with_exit_3():
         "gate: s1-a against s1-b\n"
         "\n"
         "rule                 value  topics  verdict\n"
-        "------------------  ------  ------  -------\n"
         "RR@10 drop <= 0.05  0.1800      10  FAIL\n"
         "P@1 >= 0.3          0.3000      10  pass\n"
         "\n"

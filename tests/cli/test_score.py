@@ -199,7 +199,7 @@ def test_tsv_and_trec_by_class_refused(tmp_path: Path) -> None:
     code, _, err = invoke(RUN, "--qrels", QRELS, "--topics", str(topics), "--by-class", "--format", "trec")
     assert (code, err) == (
         2,
-        "Error: --by-class is not available with --format trec; use table, json, csv or tsv\n",
+        "Error: --by-class is not available with --format trec; use table, md, html, json, csv or tsv\n",
     )
     code, out, _ = invoke(
         RUN, "--qrels", QRELS, "--topics", str(topics), "--by-class", "--format", "tsv", "--measures", "P@5"

@@ -34,4 +34,24 @@ def test_pool_bias_needs_two_runs_and_table(tmp_path: Path) -> None:
         main, ["score", str(tmp_path / "A.run"), "--qrels", str(tmp_path / "q.qrels"), "--pool-bias"]
     )
     assert result.exit_code == 2
-    assert "Error: --pool-bias needs --format table and at least two runs" in result.stderr
+    assert "Error: --pool-bias needs --format table, md, html or json and at least two runs" in result.stderr
+
+
+def test_pool_bias_in_json(tmp_path: Path) -> None:
+    """The same hand-made pool as above, as JSON: unrounded values, the rows in run order."""
+    import json
+
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 1\nq2 0 d 1\nq2 0 e 0\n")
+    (tmp_path / "A.run").write_text("q1 Q0 a 1 3 A\nq1 Q0 b 2 2 A\nq2 Q0 d 1 1 A\n")
+    (tmp_path / "B.run").write_text("q1 Q0 c 1 3 B\nq1 Q0 b 2 2 B\nq2 Q0 e 1 1 B\n")
+    args = [str(tmp_path / "A.run"), str(tmp_path / "B.run"), "--qrels", str(tmp_path / "q.qrels")]
+    result = CliRunner().invoke(
+        main, ["score", *args, "--measures", "P@1", "--pool-bias", "--pool-depth", "2", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    bias = json.loads(result.stdout)["pool_bias"]
+    assert (bias["source"], bias["n"]) == ("depth-2 pool of the runs", 2)
+    rows = [
+        (r["run"], r["full"], r["without_own"], r["unique_docs"], r["unique_relevant"]) for r in bias["rows"]
+    ]
+    assert rows == [("A", 1.0, 0.0, 2, 2), ("B", 0.5, 0.0, 2, 1)]

@@ -22,7 +22,7 @@ MEASURES = (
 def test_prefix_pruning_gives_the_same_values() -> None:
     run = read_run(DATA / "results.test")
     qrels = read_qrels(DATA / "qrels.rel_level")
-    names = parse_measures(MEASURES)
+    names = [str(m) for m in parse_measures(MEASURES)]
     safe = Evaluator(
         qrels,
         [m for m in names if "gains" not in m and "judged_only" not in m and m not in ("infAP", "SetP")],

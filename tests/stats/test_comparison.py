@@ -4,6 +4,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from ir_measures import RR, P, Rprec
 
 from toolkit.errors import UsageError
 from toolkit.formats import read_qrels, read_run
@@ -23,7 +24,8 @@ def test_s1_through_the_library():
     assert c.primary and c.delta == pytest.approx(0.18) and c.randomization.pvalue == 3 / 16
     assert c.t.statistic == pytest.approx(1.532879, abs=1e-6)
     assert r.rank1[0].topics["fixed"] == ("q02", "q06", "q09")
-    assert r.means["s1-a"]["RR@10"] == pytest.approx((1 + 1 / 2 + 1 / 3 + 1 + 1 / 4 + 1 + 1 / 2 + 1 / 5) / 10)
+    assert r.primary == RR @ 10 and r.measures == (RR @ 10, P @ 1)  # measures are ir_measures objects
+    assert r.means["s1-a"][RR @ 10] == pytest.approx((1 + 1 / 2 + 1 / 3 + 1 + 1 / 4 + 1 + 1 / 2 + 1 / 5) / 10)
     assert c.noninferiority is not None and r.comparison("s1-b", "P@1").noninferiority is None
 
 
@@ -61,3 +63,23 @@ def test_bad_options(kwargs, message):
 def test_needs_two_runs():
     with pytest.raises(UsageError, match="at least two runs"):
         compare_runs(runs()[:1], read_qrels(DATA / "s1.qrels"))
+
+
+def test_measures_are_parsed_once_and_keep_their_names():
+    """Aliases and trec_eval names become ir_measures objects; the names shown are the canonical spellings."""
+    qrels = read_qrels(DATA / "s1.qrels")
+    r = compare_runs(runs(), qrels, measures="recip_rank P.1 R-Prec", primary="P@1", margins={"Rprec": 0.1})
+    assert [str(m) for m in r.measures] == ["RR", "P@1", "Rprec"]
+    assert r.primary == P @ 1 and r.comparison("s1-b", "R-Prec") is r.comparison("s1-b", Rprec)
+    assert list(r.margins) == [Rprec] and r.comparison("s1-b", "Rprec").noninferiority.margin == 0.1
+    # the rank-1 cutoff is read from the primary measure object: P@1 looks at the top 1
+    assert r.setup["cutoff"] == 1 and r.rank1[0].cutoff == 1
+    # within the top 1, "found" is exactly S1's Fixed bucket (reference README: q02 q06 q09) and "lost" Degraded
+    assert r.rank1[0].found_lost["found"] == ("q02", "q06", "q09") and r.rank1[0].found_lost["lost"] == (
+        "q05",
+    )
+
+
+def test_rank1_cutoff_defaults_to_10_for_measures_without_one():
+    r = compare_runs(runs(), read_qrels(DATA / "s1.qrels"), measures="AP RR@10", primary="AP")
+    assert r.setup["cutoff"] == 10

@@ -18,7 +18,7 @@ from toolkit.stats.gate import check_rules, parse_rule
 )
 def test_parse(text, parsed):
     r = parse_rule(text)
-    assert (r.measure, r.quantity, r.op, r.threshold, r.query_class) == parsed
+    assert (str(r.measure), r.quantity, r.op, r.threshold, r.query_class) == parsed
 
 
 def test_parse_errors():

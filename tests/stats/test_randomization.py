@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import toolkit.stats.randomization as randomization
+from toolkit.scoring.measures import measure_object
 from toolkit.stats.randomization import measure_grid, on_grid, randomization_test
 
 # S1: RR deltas d = B − A (reference README)
@@ -79,10 +80,29 @@ def test_grid_rounding_makes_equal_magnitudes_equal():
 
 @pytest.mark.parametrize(
     "measure, grid",
-    [("RR@10", 2520), ("RR@5", 60), ("P@5", 5), ("P@1", 1), ("P(rel=2)@10", 10), ("nDCG@10", None)],
+    [
+        ("RR@10", 2520),  # lcm(1..10)
+        ("RR@5", 60),
+        ("RR(rel=2)@4", 12),
+        ("P@5", 5),
+        ("P@1", 1),
+        ("P(rel=2)@10", 10),
+        ("Success@3", 1),
+        ("nDCG@10", None),
+        ("RR", None),  # no cutoff: 1/rank for any rank
+        ("RR(judged_only=True)@10", None),  # other parameters: no grid is assumed
+    ],
 )
-def test_measure_grid(measure, grid):
-    assert measure_grid(measure) == grid
+def test_measure_grid_is_read_from_the_measure_object(measure, grid):
+    assert measure_grid(measure_object(measure)) == grid
+
+
+def test_measure_names_are_parsed_once_into_objects():
+    d = np.array(S1 * 4)  # 24 non-zero pairs: too many to enumerate; Rprec (an alias) has no grid
+    assert randomization_test(d, measure="R-Prec", resamples=1000).method == "Monte Carlo"
+    by_name = randomization_test(np.array(S1 * 3 + [1 / 7] * 5), measure="RR@10")
+    by_object = randomization_test(np.array(S1 * 3 + [1 / 7] * 5), measure=measure_object("RR@10"))
+    assert by_name == by_object and by_name.method == "exact (DP on the 1/2520 grid)"
 
 
 def test_bad_alternative():

@@ -156,7 +156,7 @@ class GradeDistribution:
 
 @dataclass(frozen=True)
 class AgreementResult:
-    """Everything ``agree`` computes; render it with ``toolkit.agreement.report``."""
+    """Everything ``agree`` computes; render it with ``toolkit.reports`` (``agreement_document``)."""
 
     labels: tuple[int, ...]
     seed: int

@@ -36,7 +36,7 @@ def parse_labels(text: str | None) -> list[int] | None:
     metavar="0,1,2,3",
     help="The full label set (default: the campaign's grade scale, else 0..max grade seen).",
 )
-@format_option("table", "json", "md")
+@format_option("table", "md", "html", "json")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the topic bootstrap.")
 @click.option(
     "--bootstrap",
@@ -67,8 +67,9 @@ def command(
       trec-toolkit agree judging/stdlib.sqlite
       trec-toolkit agree judgments.tsv --labels 0,1,2,3 --format json -o agreement.json
     """
-    from toolkit.agreement import agree, load_judgments, read_judgments_tsv, report
+    from toolkit.agreement import agree, load_judgments, read_judgments_tsv
     from toolkit.agreement.judgments import is_campaign
+    from toolkit.reports import render
 
     labels = parse_labels(labels_text)
     if is_campaign(source):
@@ -78,10 +79,4 @@ def command(
     if labels is None and loaded.labels is not None:
         labels = list(loaded.labels)
     result = agree(loaded.judgments, labels=labels, seed=seed, bootstrap=bootstrap)
-    if fmt == "json":
-        text = report.to_json(result)
-    elif fmt == "md":
-        text = report.to_markdown(result)
-    else:
-        text = report.to_table(result)
-    emit(text, output)
+    emit(render(result, fmt), output)

@@ -98,12 +98,11 @@ def command(
     """
     import sys
 
-    from toolkit.errors import CheckFailed, UsageError
+    from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.reports import render, write_markdown
     from toolkit.stats.comparison import compare_runs
 
-    if len(runs) < 2:
-        raise UsageError("compare needs at least two runs: the baseline first, then the candidate(s)")
     loaded = [read_run(p) for p in runs]
     qrels = read_qrels(qrels_path)
     topics = read_topics(topics_path) if topics_path else None
@@ -119,27 +118,13 @@ def command(
         correction=correction,
         zero_method=zero_method,
     )
-    to_file = output is not None and str(output) != "-"
-    if fmt == "md" and to_file:
-        assert output is not None  # noqa: S101 - narrowed by to_file
-        from toolkit.reports import write_audit
-
-        written = write_audit(result, output.parent, name=output.stem, topics=topics, formats=("md",))
-        if written[-1] != output:  # -o report.markdown: keep the name asked for
-            written[-1] = written[-1].replace(output)
-        for path in written:
+    if fmt == "md" and output is not None and str(output) != "-":
+        for path in write_markdown(result, output, topics=topics):
             click.echo(f"Wrote {path}", err=True)
     else:
-        from toolkit.reports import render
-
-        color = fmt == "table" and not to_file and sys.stdout.isatty()
+        color = fmt == "table" and str(output or "-") == "-" and sys.stdout.isatty()
         emit(render(result, fmt, topics=topics, color=color), output)
-    if fail_on == "regression":
-        worse = [
-            c
-            for c in result.comparisons
-            if c.primary and c.delta < 0 and (c.p_adjusted if c.p_adjusted is not None else c.pvalue) < alpha
-        ]
-        if worse:
-            names = ", ".join(f"{c.candidate} ({c.measure} {c.delta:+.4f})" for c in worse)
-            raise CheckFailed(f"significant regression on the primary measure: {names}")
+    worse = result.regressions()
+    if fail_on == "regression" and worse:
+        names = ", ".join(f"{c.candidate} ({c.measure} {c.delta:+.4f})" for c in worse)
+        raise CheckFailed(f"significant regression on the primary measure: {names}")

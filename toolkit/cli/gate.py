@@ -40,7 +40,7 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     default=None,
     help="toolkit.toml to read [gate] rules from (default: the nearest one).",
 )
-@format_option("table", "json", default="table")
+@format_option("table", "md", "html", "json", default="table")
 @output_option
 def command(
     baseline_path: Path,
@@ -66,33 +66,32 @@ def command(
     In toolkit.toml:  [gate]
                       rules = ["nDCG@10 drop <= 0.05", "P@1 >= 1.0 class=canonical"]
     """
-    from toolkit.errors import CheckFailed, ConfigError, UsageError
+    from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
-    from toolkit.reports.gate import gate_json, gate_table
+    from toolkit.reports import render
     from toolkit.stats.gate import run_gate
+
+    rule_texts = list(rules) or _configured_rules(config_path)
+    baseline, candidate = read_run(baseline_path), read_run(candidate_path)
+    topics = read_topics(topics_path) if topics_path else None
+    result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics)
+    emit(render(result, fmt), output)
+    if not result.passed:
+        failed = "; ".join(c.rule.text for c in result.failed)
+        raise CheckFailed(f"{len(result.failed)} of {len(result.checks)} gate rule(s) failed: {failed}")
+
+
+def _configured_rules(config_path: Path | None) -> list[str]:
+    """``[gate] rules`` of toolkit.toml; UsageError when there are none there either."""
+    from toolkit.errors import ConfigError, UsageError
     from toolkit.workspace import load_workspace
 
-    rule_texts = list(rules)
-    if not rule_texts:
-        workspace = load_workspace(config_path)
-        configured = workspace.section("gate").get("rules", [])
-        if not isinstance(configured, list) or not all(isinstance(r, str) for r in configured):
-            raise ConfigError(f"{workspace.config_path}: [gate] rules must be a list of strings")
-        rule_texts = configured
-    if not rule_texts:
+    workspace = load_workspace(config_path)
+    configured = workspace.section("gate").get("rules", [])
+    if not isinstance(configured, list) or not all(isinstance(r, str) for r in configured):
+        raise ConfigError(f"{workspace.config_path}: [gate] rules must be a list of strings")
+    if not configured:
         raise UsageError(
             "no gate rules: pass --rule 'nDCG@10 drop <= 0.05' or set [gate] rules in toolkit.toml"
         )
-    baseline = read_run(baseline_path)
-    candidate = read_run(candidate_path)
-    if baseline.name == candidate.name:
-        baseline = read_run(baseline_path, name=f"{baseline.name} (baseline)")
-    topics = read_topics(topics_path) if topics_path else None
-    result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics)
-    emit(gate_json(result) if fmt == "json" else gate_table(result), output)
-    if not result.passed:
-        failed = result.failed
-        raise CheckFailed(
-            f"{len(failed)} of {len(result.checks)} gate rule(s) failed: "
-            + "; ".join(c.rule.text for c in failed)
-        )
+    return configured

@@ -18,10 +18,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolkit.judging.store import CampaignStore
 from toolkit.model import Qrels, Run, Topic, TopicSet
 from toolkit.scoring.judged import JudgedResult, judged_at
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
 
 Contributors = Mapping[tuple[str, str], frozenset[str]]  # (query_id, doc_id) → runs that pooled it
 
@@ -102,7 +106,7 @@ def leave_one_run_out(
     qrels: Qrels,
     *,
     topics: TopicSet | None = None,
-    measures: str | Sequence[str] | None = None,
+    measures: Measure | str | Sequence[Measure | str] | None = None,
     contributors: Contributors | None = None,
     depth: int = 10,
 ) -> PoolBiasResult:
@@ -116,7 +120,7 @@ def leave_one_run_out(
 
     source = "campaign provenance" if contributors is not None else f"depth-{depth} pool of the runs"
     pool = contributors if contributors is not None else pool_contributors(runs, depth=depth)
-    names = resolve_measures(measures, topics)
+    names = tuple(str(m) for m in resolve_measures(measures, topics))
     denominator = topics or TopicSet(topics=tuple(Topic(q, q) for q in qrels.query_ids), name=qrels.name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

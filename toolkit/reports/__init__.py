@@ -1,45 +1,100 @@
-"""Render comparison results: text, Markdown (the audit document), JSON (the contract), HTML with plots.
+"""Reports: every result is built into one ``Document`` and rendered as text, Markdown, HTML or JSON.
 
-Only this package formats results; the stats package returns frozen dataclasses. ``write_audit`` writes the
-whole bundle (``NAME.md``, ``NAME.json``, ``NAME.html`` and the PNGs beside them).
+Only this package formats results; the library returns frozen dataclasses. A builder per result turns it into
+a document (``comparison_document``, ``scores_document``, ``agreement_document``, ``gate_document``); a
+renderer per format lays the document out (``render``). ``write_audit`` writes the audit bundle
+(``NAME.md``, ``NAME.json``, ``NAME.html`` and the PNG plots beside them). See docs/reports.md.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from toolkit.model import TopicSet
-from toolkit.stats.comparison import ComparisonResult
+from toolkit.reports.document import SCHEMA_VERSION, Block, Document, table
+
+#: The formats every document renders to (``table`` is the plain-text layout).
+FORMATS = ("table", "md", "html", "json")
+
+__all__ = [
+    "FORMATS",
+    "SCHEMA_VERSION",
+    "Block",
+    "Document",
+    "document",
+    "render",
+    "table",
+    "write_audit",
+    "write_markdown",
+]
 
 
-def render(result: ComparisonResult, fmt: str, *, topics: TopicSet | None = None, color: bool = False) -> str:
-    """``fmt`` is table (text), md, json or html (plots embedded)."""
+def document(result: Any, *, topics: TopicSet | None = None, plots: bool = False) -> Document:
+    """The document of a ``ComparisonResult``, ``AgreementResult`` or ``GateResult`` with default options.
+
+    ``plots`` draws a comparison's plots into the document (for HTML). Scores need their options
+    (per topic, per class, pool bias): build them with ``reports.scores.scores_document``.
+    """
+    from toolkit.agreement.result import AgreementResult
+    from toolkit.stats.comparison import ComparisonResult
+    from toolkit.stats.gate import GateResult
+
+    if isinstance(result, ComparisonResult):
+        from toolkit.reports.comparison import comparison_document
+        from toolkit.reports.plots import render_plots
+
+        return comparison_document(result, topics=topics, plots=render_plots(result) if plots else ())
+    if isinstance(result, AgreementResult):
+        from toolkit.reports.agreement import agreement_document
+
+        return agreement_document(result)
+    if isinstance(result, GateResult):
+        from toolkit.reports.gate import gate_document
+
+        return gate_document(result)
+    raise TypeError(
+        f"no report for {type(result).__name__}; pass a Document, ComparisonResult, AgreementResult or GateResult"
+    )
+
+
+def render(subject: Any, fmt: str, *, topics: TopicSet | None = None, color: bool = False) -> str:
+    """``subject`` (a ``Document``, or a result ``document`` accepts) as ``fmt``: table (text), md, html, json.
+
+    ``color`` bolds headings in the text layout (for a terminal). A comparison rendered as HTML gets its
+    plots embedded.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown report format {fmt!r}; one of {', '.join(FORMATS)}")
+    doc = subject if isinstance(subject, Document) else document(subject, topics=topics, plots=fmt == "html")
     if fmt == "json":
-        from toolkit.reports.jsonreport import to_json
+        from toolkit.reports.jsonreport import render_json
 
-        return to_json(result)
+        return render_json(doc)
     if fmt == "table":
         from toolkit.reports.text import render_text
 
-        return render_text(result, color=color)
-    from toolkit.reports.document import build_document
-
+        return render_text(doc, color=color)
     if fmt == "md":
         from toolkit.reports.markdown import render_markdown
 
-        return render_markdown(build_document(result, topics=topics))
-    if fmt == "html":
-        from toolkit.reports.html import render_html
-        from toolkit.reports.plots import render_plots
+        return render_markdown(doc)
+    from toolkit.reports.html import render_html
 
-        plots = render_plots(result)
-        blocks = build_document(result, topics=topics, images=[(p.name, p.caption) for p in plots])
-        return render_html(blocks, {p.name: p.png for p in plots})
-    raise ValueError(f"unknown report format {fmt!r}")
+    return render_html(doc)
+
+
+def write_markdown(result: Any, path: str | Path, *, topics: TopicSet | None = None) -> list[Path]:
+    """A comparison's report as Markdown at ``path``, its plots beside it as ``STEM-*.png`` (paths written)."""
+    path = Path(path)
+    written = write_audit(result, path.parent, name=path.stem, topics=topics, formats=("md",))
+    if written[-1] != path:  # report.markdown: keep the name asked for
+        written[-1] = written[-1].replace(path)
+    return written
 
 
 def write_audit(
-    result: ComparisonResult,
+    result: Any,
     directory: str | Path,
     *,
     name: str = "audit",
@@ -47,31 +102,25 @@ def write_audit(
     title: str | None = None,
     formats: tuple[str, ...] = ("md", "json", "html"),
 ) -> list[Path]:
-    """Write ``NAME.md``, ``NAME.json``, ``NAME.html`` (those in ``formats``) and ``NAME-*.png`` into ``directory``."""
+    """Write ``NAME-*.png`` and ``NAME.md``, ``NAME.json``, ``NAME.html`` (those in ``formats``) into ``directory``.
+
+    ``result`` is a ``ComparisonResult``; every file renders the one document built here.
+    """
     from toolkit.formats.textfile import atomic_write_text
-    from toolkit.reports.document import build_document
-    from toolkit.reports.html import render_html
-    from toolkit.reports.jsonreport import to_json
-    from toolkit.reports.markdown import render_markdown
+    from toolkit.reports.comparison import comparison_document
     from toolkit.reports.plots import render_plots
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     plots = render_plots(result, prefix=f"{name}-")
-    blocks = build_document(result, topics=topics, images=[(p.name, p.caption) for p in plots], title=title)
+    doc = comparison_document(result, topics=topics, title=title, plots=plots)
     written = []
     for plot in plots:
         path = out / plot.name
         path.write_bytes(plot.png)
         written.append(path)
-    renderers = {
-        "md": lambda: render_markdown(blocks),
-        "json": lambda: to_json(result),
-        "html": lambda: render_html(blocks, {p.name: p.png for p in plots}),
-    }
     for suffix in formats:
-        text = renderers[suffix]()
         path = out / f"{name}.{suffix}"
-        atomic_write_text(path, text)
+        atomic_write_text(path, render(doc, suffix))
         written.append(path)
     return written

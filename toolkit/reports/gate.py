@@ -1,35 +1,43 @@
-"""Render a gate result: a rule/value/verdict table, or JSON for CI systems."""
+"""The document of a gate result: one row per rule (value, topics, verdict), and its JSON for CI systems."""
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
+from toolkit.reports.document import Document, heading, paragraph, table
 from toolkit.reports.numbers import num
-from toolkit.reports.text import table
 from toolkit.stats.gate import GateResult
 
 
-def gate_table(result: GateResult) -> str:
-    rows = []
-    for c in result.checks:
-        verdict = "pass" if c.passed else "FAIL"
-        rows.append([c.rule.text, num(c.value), str(c.n), verdict + (f" ({c.detail})" if c.detail else "")])
-    lines = [f"gate: {result.candidate} against {result.baseline}", ""]
-    lines += table(["rule", "value", "topics", "verdict"], rows, left=(0, -1))
+def gate_document(result: GateResult) -> Document:
+    rows = [
+        [
+            c.rule.text,
+            num(c.value),
+            str(c.n),
+            ("pass" if c.passed else "FAIL") + (f" ({c.detail})" if c.detail else ""),
+        ]
+        for c in result.checks
+    ]
     passed = sum(1 for c in result.checks if c.passed)
-    lines += ["", f"{passed} of {len(result.checks)} rule(s) passed"]
-    return "\n".join(lines) + "\n"
+    blocks = (
+        heading(f"gate: {result.candidate} against {result.baseline}", 1),
+        table(["rule", "value", "topics", "verdict"], rows, left=(0, -1)),
+        paragraph(f"{passed} of {len(result.checks)} rule(s) passed"),
+    )
+    return Document(blocks, gate_data(result))
 
 
-def gate_json(result: GateResult) -> str:
-    doc = {
+def gate_data(result: GateResult) -> dict[str, Any]:
+    """The JSON contract of ``gate`` (keys after ``schema_version``)."""
+    return {
         "baseline": result.baseline,
         "candidate": result.candidate,
         "passed": result.passed,
         "rules": [
             {
                 "rule": c.rule.text,
-                "measure": c.rule.measure,
+                "measure": str(c.rule.measure),
                 "quantity": c.rule.quantity,
                 "op": c.rule.op,
                 "threshold": c.rule.threshold,
@@ -42,4 +50,3 @@ def gate_json(result: GateResult) -> str:
             for c in result.checks
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

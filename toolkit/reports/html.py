@@ -1,19 +1,18 @@
-"""Render the audit document as one self-contained HTML page, plots embedded as base64 PNGs."""
+"""Render a document as one self-contained HTML page, its images embedded as base64 PNGs (no scripts)."""
 
 from __future__ import annotations
 
 import base64
 import html
 import re
-from collections.abc import Mapping
 
-from toolkit.reports.document import Block
+from toolkit.reports.document import Document
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.2em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; vertical-align: top; }
-th:first-child, td:first-child { text-align: left; }
+th.l, td.l { text-align: left; }
 th { background: #f3f3f3; }
 code { background: #f3f3f3; padding: 0 0.2em; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
@@ -27,8 +26,8 @@ def _inline(text: str) -> str:
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
 
-def render_html(blocks: list[Block], images: Mapping[str, bytes]) -> str:
-    title = next((b.text for b in blocks if b.kind == "h1"), "Audit")
+def render_html(document: Document) -> str:
+    title = document.title or "trec-toolkit report"
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -39,27 +38,33 @@ def render_html(blocks: list[Block], images: Mapping[str, bytes]) -> str:
         "</head>",
         "<body>",
     ]
-    for block in blocks:
+    for block in document.blocks:
         if block.kind in ("h1", "h2", "h3"):
             out.append(f"<{block.kind}>{_inline(block.text)}</{block.kind}>")
         elif block.kind == "p":
             out.append(f"<p>{_inline(block.text)}</p>")
         elif block.kind == "list":
             out.append("<ul>" + "".join(f"<li>{_inline(r[0])}</li>" for r in block.rows) + "</ul>")
+        elif block.kind == "notes":
+            out.append("<ol>" + "".join(f"<li>{_inline(r[0])}</li>" for r in block.rows) + "</ol>")
         elif block.kind == "table":
-            head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
+            cls = [' class="l"' if a == "l" else "" for a in block.align]
+            head = "".join(f"<th{c}>{_inline(h)}</th>" for c, h in zip(cls, block.headers, strict=True))
             body = "".join(
-                "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
+                "<tr>" + "".join(f"<td{c}>{_inline(v)}</td>" for c, v in zip(cls, row, strict=True)) + "</tr>"
+                for row in block.rows
             )
             out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         elif block.kind == "image":
             name = block.rows[0][0]
-            data = images.get(name)
+            data = document.images.get(name)
             if data is not None:
                 src = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
                 out.append(
                     f'<figure><img src="{src}" alt="{html.escape(block.text)}">'
                     f"<figcaption>{html.escape(block.text)}</figcaption></figure>"
                 )
+        else:
+            raise ValueError(f"cannot render block kind {block.kind!r} as HTML")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

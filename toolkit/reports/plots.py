@@ -55,7 +55,7 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
             ax.set_title(f"Per-topic Δ {c.measure}, sorted (mean {c.delta:+.4f})")
             plots.append(
                 Plot(
-                    f"{prefix}delta-{_slug(cand)}-{_slug(c.measure)}.png",
+                    f"{prefix}delta-{_slug(cand)}-{_slug(str(c.measure))}.png",
                     f"Per-topic delta of {c.measure}, {cand} vs {result.baseline}, sorted",
                     _png(fig, plt),
                 )

@@ -4,7 +4,7 @@ The API other stages use (``compare``, ``gate``, ``audit``)::
 
     from toolkit.scoring import parse_measures, evaluate, evaluate_many, first_relevant_rank
 
-    measures = parse_measures("RR@10 P@1 ndcg_cut.10 R-Prec")   # → ('RR@10', 'P@1', 'nDCG@10', 'Rprec')
+    measures = parse_measures("RR@10 P@1 ndcg_cut.10 R-Prec")   # → (RR@10, P@1, nDCG@10, Rprec) objects
     scores = evaluate(run, qrels, topics=topic_set, measures=measures)   # → RunScores
     scores.n, scores.aggregate["RR@10"], scores.values("RR@10")          # values in scores.query_ids order
     scores.per_query["q1"]["P@1"], scores.empty, scores.ignored
@@ -14,8 +14,9 @@ The API other stages use (``compare``, ``gate``, ``audit``)::
 Rules (details in ``toolkit.scoring.evaluate``): the denominator is the topic set's topics (else the qrels');
 a topic the run left empty scores 0; a topic without qrels scores 0 and counts; run topics outside the
 denominator are ignored with one ``ToolkitWarning`` per run. Rankings follow trec_eval 10 (score desc as
-doubles, ties by doc_id desc) for every measure, cutoff measures included. Measure names are canonical
-ir_measures strings; ``parse_measures`` also accepts trec_eval names and ``R-Prec``. Count measures
+doubles, ties by doc_id desc) for every measure, cutoff measures included. Measures are parsed once into
+ir_measures objects (``parse_measures`` also accepts trec_eval names and ``R-Prec``); scores are keyed by their
+canonical names, ``str(measure)``. Count measures
 (``NumRel``, ``NumRet``, ``NumQ``) aggregate as sums, everything else as means.
 """
 
@@ -30,7 +31,13 @@ from toolkit.scoring.evaluate import (
     first_relevant_rank,
     resolve_measures,
 )
-from toolkit.scoring.measures import canonical_measure, is_count, measure_cutoff, parse_measures
+from toolkit.scoring.measures import (
+    canonical_measure,
+    is_count,
+    measure_cutoff,
+    parse_measure,
+    parse_measures,
+)
 
 __all__ = [
     "UNCLASSIFIED",
@@ -44,6 +51,7 @@ __all__ = [
     "first_relevant_rank",
     "is_count",
     "measure_cutoff",
+    "parse_measure",
     "parse_measures",
     "resolve_measures",
 ]

@@ -19,11 +19,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
 from toolkit.scoring.engine import Evaluator, ranking
 from toolkit.scoring.measures import is_count, parse_measures
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
 
 #: Class key of topics that have no class, in ``RunScores.by_class``.
 UNCLASSIFIED = "unclassified"
@@ -98,8 +102,8 @@ class RunScores:
             members.setdefault(cls, []).append(query_id)
             wanted = class_measures.setdefault(cls, {})
             for m in _canonical_list(topics.measures_for(topic)):
-                if m in self.measures:
-                    wanted.setdefault(m, None)
+                if str(m) in self.measures:
+                    wanted.setdefault(str(m), None)
         out: dict[str, ClassScores] = {}
         for cls, ids in members.items():
             measures = self.measures if all_measures else tuple(class_measures[cls]) or self.measures
@@ -108,14 +112,14 @@ class RunScores:
         return out
 
 
-def _canonical_list(names: Iterable[str]) -> tuple[str, ...]:
+def _canonical_list(names: Iterable[str]) -> tuple[Measure, ...]:
     return parse_measures(list(names)) if names else ()
 
 
-def default_measures(topics: TopicSet | None) -> tuple[str, ...]:
+def default_measures(topics: TopicSet | None) -> tuple[Measure, ...]:
     """The topic set's class measures (union in topic order) when any topic has a class, else the defaults."""
     if topics is not None and any(t.query_class for t in topics):
-        seen: dict[str, None] = {}
+        seen: dict[Measure, None] = {}
         for topic in topics:
             for m in _canonical_list(topics.measures_for(topic)):
                 seen.setdefault(m, None)
@@ -123,9 +127,11 @@ def default_measures(topics: TopicSet | None) -> tuple[str, ...]:
     return parse_measures(list(DEFAULT_MEASURES))
 
 
-def resolve_measures(measures: str | Sequence[str] | None, topics: TopicSet | None) -> tuple[str, ...]:
-    """Canonical measure names: the given ones parsed, else ``default_measures(topics)``."""
-    if measures is None or (not isinstance(measures, str) and len(measures) == 0):
+def resolve_measures(
+    measures: Measure | str | Sequence[Measure | str] | None, topics: TopicSet | None
+) -> tuple[Measure, ...]:
+    """Measure objects: the given ones parsed, else ``default_measures(topics)``."""
+    if measures is None or (isinstance(measures, list | tuple) and len(measures) == 0):
         return default_measures(topics)
     return parse_measures(measures)
 
@@ -140,7 +146,7 @@ def evaluate(
     qrels: Qrels,
     *,
     topics: TopicSet | None = None,
-    measures: str | Sequence[str] | None = None,
+    measures: Measure | str | Sequence[Measure | str] | None = None,
 ) -> RunScores:
     """Score one run (see the module docstring for the denominator rules); warns about ignored topics."""
     return evaluate_many([run], qrels, topics=topics, measures=measures)[0]
@@ -151,15 +157,17 @@ def evaluate_many(
     qrels: Qrels,
     *,
     topics: TopicSet | None = None,
-    measures: str | Sequence[str] | None = None,
+    measures: Measure | str | Sequence[Measure | str] | None = None,
 ) -> list[RunScores]:
     """Score several runs on one denominator with one evaluator built for the qrels and reused.
 
-    ``measures`` is any spelling ``parse_measures`` accepts (default: ``default_measures(topics)``). Emits a
-    ``ToolkitWarning`` once for topic-set topics missing from the qrels, and once per run counting its
-    ignored topics.
+    ``measures`` is anything ``parse_measures`` accepts (default: ``default_measures(topics)``); the scores
+    are keyed by each measure's name. Emits a ``ToolkitWarning`` once for topic-set topics missing from the
+    qrels, and once per run counting its ignored topics.
     """
-    names = resolve_measures(measures, topics)
+    runs = list(runs)
+    _check_distinct(runs)
+    names = tuple(str(m) for m in resolve_measures(measures, topics))
     query_ids = denominator(qrels, topics)
     wanted = set(query_ids)
     if topics is not None:
@@ -202,6 +210,17 @@ def evaluate_many(
             )
         )
     return out
+
+
+def _check_distinct(runs: Sequence[Run]) -> None:
+    """Scores are keyed by run name, so two runs of one name would be indistinguishable in every output."""
+    seen: dict[str, str | None] = {}
+    for run in runs:
+        if run.name in seen:
+            raise UsageError(
+                f"two runs are named {run.name!r} ({seen[run.name]} and {run.path}); rename one file"
+            )
+        seen[run.name] = run.path
 
 
 def first_relevant_rank(

@@ -8,11 +8,19 @@ the check means nothing there: ``looks_human`` tells the two apart by the presen
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from toolkit.errors import ToolkitWarning
 from toolkit.model import Qrels, Run
 from toolkit.scoring.engine import ranking
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
+
+    from toolkit.scoring.evaluate import RunScores
 
 
 @dataclass(frozen=True)
@@ -50,3 +58,31 @@ def judged_at(run: Run, qrels: Qrels, query_ids: Sequence[str], *, depth: int = 
             unjudged.append(query_id)
     rate = sum(rates) / len(rates) if rates else 1.0
     return JudgedResult(run.name, depth, rate, len(rates), tuple(unjudged))
+
+
+def warn_unjudged(
+    runs: Sequence[Run], qrels: Qrels, results: Sequence[RunScores], measures: Sequence[Measure]
+) -> list[JudgedResult]:
+    """With pooled human qrels, one ``ToolkitWarning`` per run whose top k holds unjudged docs.
+
+    k is the deepest cutoff among ``measures`` (10 when none has one); regex-truth qrels are not checked
+    (``looks_human``). Returns the Judged@k of every run checked.
+    """
+    from toolkit.scoring.measures import measure_cutoff
+
+    if not looks_human(qrels):
+        return []
+    depth = max((c for c in map(measure_cutoff, measures) if c is not None), default=10)
+    checked = []
+    for run, scores in zip(runs, results, strict=True):
+        judged = judged_at(run, qrels, scores.query_ids, depth=depth)
+        checked.append(judged)
+        if judged.unjudged_topics:
+            warnings.warn(
+                f"run {run.name}: Judged@{depth} = {judged.rate:.4f}; {len(judged.unjudged_topics)} of "
+                f"{judged.topics} topics have unjudged docs in the top {depth}, scored as non-relevant "
+                "(judge deeper: trec-toolkit pool)",
+                ToolkitWarning,
+                stacklevel=2,
+            )
+    return checked

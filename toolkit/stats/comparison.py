@@ -10,10 +10,9 @@ randomised Tukey HSD per measure. The first run is the baseline. Only ``reports`
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +24,12 @@ from toolkit.stats.paired import DEFAULT_BOOTSTRAP, PairedResult, paired_test
 from toolkit.stats.preference import PreferenceResult, evaluate_preferences
 from toolkit.stats.randomization import DEFAULT_RESAMPLES
 
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
+
+#: Rank-1 buckets look at the top 10 when the primary measure has no cutoff of its own (``AP``, ``nDCG``).
+DEFAULT_CUTOFF = 10
+
 
 @dataclass(frozen=True)
 class ClassBreakdown:
@@ -32,19 +37,22 @@ class ClassBreakdown:
 
     query_class: str
     topics: tuple[str, ...]
-    measures: tuple[str, ...]
-    means: Mapping[str, Mapping[str, float]]
+    measures: tuple[Measure, ...]
+    means: Mapping[str, Mapping[Measure, float]]
     comparisons: tuple[PairedResult, ...]
 
 
 @dataclass(frozen=True)
 class ComparisonResult:
-    """Everything a comparison found; ``reports`` renders it as text, Markdown, JSON and HTML."""
+    """Everything a comparison found; ``reports`` renders it as text, Markdown, JSON and HTML.
+
+    Measures are ir_measures objects (``str()`` gives the name shown); ``means[run][measure]``.
+    """
 
     runs: tuple[str, ...]
     baseline: str
-    measures: tuple[str, ...]
-    primary: str
+    measures: tuple[Measure, ...]
+    primary: Measure
     alpha: float
     seed: int
     correction: str
@@ -53,27 +61,35 @@ class ComparisonResult:
     preferences: tuple[PreferenceResult, ...]
     by_class: Mapping[str, ClassBreakdown]
     all_pairs: tuple[TukeyResult, ...]
-    means: Mapping[str, Mapping[str, float]]
+    means: Mapping[str, Mapping[Measure, float]]
     empty: Mapping[str, tuple[str, ...]]
     setup: Mapping[str, Any]
     versions: Mapping[str, str]
-    margins: Mapping[str, float] = field(default_factory=dict)
+    margins: Mapping[Measure, float] = field(default_factory=dict)
 
     @property
     def candidates(self) -> tuple[str, ...]:
         return self.runs[1:]
 
-    def comparison(self, candidate: str, measure: str) -> PairedResult | None:
+    def regressions(self) -> tuple[PairedResult, ...]:
+        """Candidates significantly worse on the primary measure (adjusted p when adjusted, else p; < α)."""
+        return tuple(
+            c
+            for c in self.comparisons
+            if c.primary
+            and c.delta < 0
+            and (c.p_adjusted if c.p_adjusted is not None else c.pvalue) < self.alpha
+        )
+
+    def comparison(self, candidate: str, measure: Measure | str) -> PairedResult | None:
+        """The paired result of ``candidate`` on ``measure`` (an object or any spelling of one)."""
+        from toolkit.scoring.measures import measure_object
+
+        wanted = measure_object(measure)
         for c in self.comparisons:
-            if c.candidate == candidate and c.measure == measure:
+            if c.candidate == candidate and c.measure == wanted:
                 return c
         return None
-
-
-def cutoff_of(measure: str, default: int = 10) -> int:
-    """The ``@k`` of a measure name (``RR@10`` → 10), else ``default``."""
-    match = re.search(r"@(\d+)$", measure)
-    return int(match.group(1)) if match else default
 
 
 def compare_runs(
@@ -81,20 +97,25 @@ def compare_runs(
     qrels: Qrels,
     *,
     topics: TopicSet | None = None,
-    measures: Sequence[str] | str | None = None,
-    primary: str | None = None,
+    measures: Measure | str | Sequence[Measure | str] | None = None,
+    primary: Measure | str | None = None,
     alpha: float = 0.05,
     seed: int = 42,
-    margins: Mapping[str, float] | None = None,
+    margins: Mapping[Measure, float] | Mapping[str, float] | None = None,
     correction: str = "holm",
     zero_method: str = "wilcox",
     cutoff: int | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     bootstrap: int = DEFAULT_BOOTSTRAP,
 ) -> ComparisonResult:
-    """Score ``runs`` and compare each later run with the first (see the module docstring)."""
+    """Score ``runs`` and compare each later run with the first (see the module docstring).
+
+    Measures (``measures``, ``primary``, the keys of ``margins``) are parsed once here into ir_measures objects;
+    everything after reads them (the rank-1 cutoff is the primary measure's own cutoff, else 10).
+    """
     from toolkit.formats.manifest import versions
     from toolkit.scoring import evaluate_many, first_relevant_rank, parse_measures, resolve_measures
+    from toolkit.scoring.measures import measure_cutoff, parse_measure
 
     if len(runs) < 2:
         raise UsageError("compare needs at least two runs: the baseline first, then the candidate(s)")
@@ -107,13 +128,14 @@ def compare_runs(
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
     main = list(resolve_measures(measures or None, topics))
     if primary is None:
-        primary = "RR@10" if "RR@10" in main else main[0]
+        rr10 = parse_measure("RR@10")
+        chosen = rr10 if rr10 in main else main[0]
     else:
-        primary = parse_measures(primary)[0]
-        if primary not in main:
-            main.insert(0, primary)
-    margins = {parse_measures(m)[0]: float(v) for m, v in (margins or {}).items()}
-    for m in margins:
+        chosen = parse_measure(primary)
+        if chosen not in main:
+            main.insert(0, chosen)
+    parsed_margins = {parse_measure(m): float(v) for m, v in (margins or {}).items()}
+    for m in parsed_margins:
         if m not in main:
             main.append(m)
     class_measures = _class_measures(topics, parse_measures)
@@ -133,17 +155,17 @@ def compare_runs(
                     measure=m,
                     baseline_name=base,
                     candidate_name=names[j],
-                    margin=margins.get(m),
+                    margin=parsed_margins.get(m),
                     **common,  # type: ignore[arg-type]
                 )
             )
     adjusted = adjust([c.pvalue for c in comparisons], correction)
     comparisons = [
-        dataclasses.replace(c, p_adjusted=p, primary=c.measure == primary)
+        dataclasses.replace(c, p_adjusted=p, primary=c.measure == chosen)
         for c, p in zip(comparisons, adjusted, strict=True)
     ]
 
-    k = cutoff or cutoff_of(primary)
+    k = cutoff or measure_cutoff(chosen) or DEFAULT_CUTOFF
     query_ids = list(scores[0].query_ids)
     ranks = [{q: first_relevant_rank(run, qrels, q, cutoff=k) for q in query_ids} for run in runs]
     answered = [{q: bool(run.results.get(q)) for q in query_ids} for run in runs]
@@ -201,7 +223,7 @@ def compare_runs(
         runs=tuple(names),
         baseline=base,
         measures=tuple(main),
-        primary=primary,
+        primary=chosen,
         alpha=alpha,
         seed=seed,
         correction=correction,
@@ -214,13 +236,13 @@ def compare_runs(
         empty=empty,
         setup=setup,
         versions=versions(("matplotlib",)),
-        margins=margins,
+        margins=parsed_margins,
     )
 
 
-def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list[str], tuple[str, ...]]]:
-    """class → (topic ids, canonical measures) in order of first appearance."""
-    out: dict[str, tuple[list[str], tuple[str, ...]]] = {}
+def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list[str], tuple[Measure, ...]]]:
+    """class → (topic ids, measure objects) in order of first appearance."""
+    out: dict[str, tuple[list[str], tuple[Measure, ...]]] = {}
     if topics is None:
         return out
     for cls in topics.classes():
@@ -229,9 +251,9 @@ def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list
     return out
 
 
-def _values(scores: Any, measures: Sequence[str]) -> dict[str, dict[str, float]]:
+def _values(scores: Any, measures: Sequence[Measure]) -> dict[Measure, dict[str, float]]:
     """measure → {query_id: value} in the scorer's topic order (every topic of the denominator)."""
-    return {m: {q: float(scores.per_query[q][m]) for q in scores.query_ids} for m in measures}
+    return {m: {q: float(scores.per_query[q][str(m)]) for q in scores.query_ids} for m in measures}
 
 
 def _mean(values: Mapping[str, float]) -> float:

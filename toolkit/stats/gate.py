@@ -22,9 +22,15 @@ import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import UsageError
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
+
+#: The pseudo-measure of a rule on the preference win rate (not an ir_measures measure).
+WIN_RATE = "win_rate"
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -43,8 +49,10 @@ _RULE = re.compile(
 
 @dataclass(frozen=True)
 class GateRule:
+    """One parsed rule; ``measure`` is an ir_measures object, or ``WIN_RATE`` for the preference win rate."""
+
     text: str
-    measure: str
+    measure: Measure | str
     quantity: str
     op: str
     threshold: float
@@ -77,8 +85,10 @@ class GateResult:
         return tuple(c for c in self.checks if not c.passed)
 
 
-def parse_rule(text: str, *, canonical: Callable[[str], str] | None = None) -> GateRule:
-    """Parse one rule; ``canonical`` maps a measure name to the scorer's spelling (and rejects unknown ones)."""
+def parse_rule(text: str) -> GateRule:
+    """Parse one rule, its measure into an ir_measures object (UsageError for an unknown measure)."""
+    from toolkit.scoring.measures import parse_measure
+
     match = _RULE.match(text)
     if not match:
         raise UsageError(f"cannot read gate rule {text!r}; expected {GRAMMAR}")
@@ -88,11 +98,10 @@ def parse_rule(text: str, *, canonical: Callable[[str], str] | None = None) -> G
         if key != "class" or not value:
             raise UsageError(f"gate rule {text!r}: unknown filter {item!r}; the only filter is class=CLASS")
         query_class = value
-    measure = match.group("measure")
-    if measure != "win_rate" and canonical is not None:
-        measure = canonical(measure)
+    name = match.group("measure")
+    measure = WIN_RATE if name == WIN_RATE else parse_measure(name)
     quantity = match.group("quantity") or "value"
-    if measure == "win_rate" and query_class is not None:
+    if measure == WIN_RATE and query_class is not None:
         raise UsageError(f"gate rule {text!r}: win_rate covers the deprecation pairs; drop class=")
     return GateRule(
         text.strip(), measure, quantity, match.group("op"), float(match.group("number")), query_class
@@ -109,7 +118,7 @@ def check_rules(
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
 ) -> GateResult:
-    """Evaluate rules on per-topic values (``values[query_id][measure]``, every topic of the denominator)."""
+    """Evaluate rules on per-topic values (``values[query_id][measure name]``, every topic of the denominator)."""
     checks = []
     for rule in rules:
         checks.append(_check(rule, baseline, candidate, classes or {}, win_rates or {}))
@@ -123,7 +132,7 @@ def _check(
     classes: Mapping[str, Sequence[str]],
     win_rates: Mapping[str, Any],
 ) -> GateCheck:
-    if rule.measure == "win_rate":
+    if rule.measure == WIN_RATE:
         base, cand = win_rates.get("baseline"), win_rates.get("candidate")
         n = int(win_rates.get("n", 0) or 0)
         if cand is None:
@@ -141,9 +150,10 @@ def _check(
         ids = [q for q in classes[rule.query_class] if q in candidate]
     if not ids:
         return GateCheck(rule, None, False, 0, "no topics to measure")
+    name = str(rule.measure)
     try:
-        cand = sum(float(candidate[q][rule.measure]) for q in ids) / len(ids)
-        base = sum(float(baseline[q][rule.measure]) for q in ids if q in baseline) / len(ids)
+        cand = sum(float(candidate[q][name]) for q in ids) / len(ids)
+        base = sum(float(baseline[q][name]) for q in ids if q in baseline) / len(ids)
     except KeyError:
         return GateCheck(rule, None, False, len(ids), f"{rule.measure} was not computed")
     return _decide(rule, base, cand, len(ids))
@@ -163,12 +173,20 @@ def _decide(rule: GateRule, base: float | None, cand: float, n: int) -> GateChec
 def run_gate(
     rule_texts: Sequence[str], baseline: Any, candidate: Any, qrels: Any, *, topics: Any = None
 ) -> GateResult:
-    """Parse ``rule_texts``, score both runs (``toolkit.scoring``) and check every rule."""
-    from toolkit.scoring import evaluate, parse_measures
+    """Parse ``rule_texts``, score both runs (``toolkit.scoring``) and check every rule.
+
+    Two runs of one name (the same file name in two folders) are told apart as ``NAME (baseline)``.
+    """
+    import dataclasses
+
+    from toolkit.scoring import evaluate
     from toolkit.stats.preference import evaluate_preferences
 
-    rules = [parse_rule(t, canonical=lambda m: parse_measures(m)[0]) for t in rule_texts]
-    measures = list(dict.fromkeys(r.measure for r in rules if r.measure != "win_rate"))
+    if baseline.name == candidate.name:
+        baseline = dataclasses.replace(baseline, name=f"{baseline.name} (baseline)")
+
+    rules = [parse_rule(t) for t in rule_texts]
+    measures = list(dict.fromkeys(r.measure for r in rules if r.measure != WIN_RATE))
     per_topic = []
     for run in (baseline, candidate):
         if measures:
@@ -182,7 +200,7 @@ def run_gate(
             if t.query_class:
                 classes.setdefault(t.query_class, []).append(t.query_id)
     win_rates: dict[str, Any] = {}
-    if topics is not None and any(r.measure == "win_rate" for r in rules):
+    if topics is not None and any(r.measure == WIN_RATE for r in rules):
         base_pref = evaluate_preferences(baseline, topics)
         cand_pref = evaluate_preferences(candidate, topics)
         if cand_pref is not None and base_pref is not None:

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from toolkit.errors import ToolkitError
 from toolkit.stats.randomization import on_grid
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
 
 CORRECTIONS: dict[str, str | None] = {"holm": "holm", "bh": "fdr_bh", "none": None}
 #: Upper bound on topics × runs × permutations of the randomised Tukey HSD (keeps 1,000 topics to seconds).
@@ -49,9 +53,9 @@ class TukeyPair:
 
 @dataclass(frozen=True)
 class TukeyResult:
-    """Randomised Tukey HSD over all pairs of runs on one measure."""
+    """Randomised Tukey HSD over all pairs of runs on one measure (``measure`` is recorded as given)."""
 
-    measure: str
+    measure: Measure | str
     runs: tuple[str, ...]
     means: tuple[float, ...]
     n: int
@@ -61,7 +65,12 @@ class TukeyResult:
 
 
 def randomized_tukey(
-    matrix: np.ndarray, runs: Sequence[str], *, measure: str, seed: int = 42, resamples: int = 100_000
+    matrix: np.ndarray,
+    runs: Sequence[str],
+    *,
+    measure: Measure | str,
+    seed: int = 42,
+    resamples: int = 100_000,
 ) -> TukeyResult:
     """``matrix[topic, run]`` of per-topic values; seeded ``Generator(PCG64(seed))``."""
     x = on_grid(np.asarray(matrix, dtype=float))

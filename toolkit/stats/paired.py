@@ -27,12 +27,16 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from toolkit.errors import ToolkitError, ToolkitWarning
 from toolkit.stats.counts import reach_note
 from toolkit.stats.randomization import DEFAULT_RESAMPLES, RandomizationResult, on_grid, randomization_test
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
 
 #: Default number of paired-bootstrap resamples.
 DEFAULT_BOOTSTRAP = 10_000
@@ -75,7 +79,7 @@ class NonInferiority:
 class PairedResult:
     """Paired comparison of two runs on one measure; ``diffs`` are per topic, in ``topics`` order."""
 
-    measure: str
+    measure: Measure
     baseline: str
     candidate: str
     topics: tuple[str, ...]
@@ -113,7 +117,7 @@ def paired_test(
     baseline: Mapping[str, float],
     candidate: Mapping[str, float],
     *,
-    measure: str,
+    measure: Measure | str,
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
     alpha: float = 0.05,
@@ -127,9 +131,14 @@ def paired_test(
 ) -> PairedResult:
     """Compare two runs' per-topic values of one measure (topics paired by id; see the module docstring).
 
-    ``wilcoxon_method`` ``auto`` picks exact / exact conditional / asymptotic as described above;
-    ``asymptotic`` forces the normal approximation (with ``correction`` for continuity when asked).
+    ``measure`` is an ir_measures object (a name is parsed once here); it is recorded in the result and gives
+    the randomization test its grid. ``wilcoxon_method`` ``auto`` picks exact / exact conditional / asymptotic
+    as described above; ``asymptotic`` forces the normal approximation (with ``correction`` for continuity when
+    asked).
     """
+    from toolkit.scoring.measures import measure_object
+
+    measure = measure_object(measure)
     if zero_method not in ("wilcox", "pratt"):
         raise ToolkitError(f"zero_method must be 'wilcox' or 'pratt', not {zero_method!r}")
     topics, a, b, notes = _pair(baseline, candidate, measure, baseline_name, candidate_name)
@@ -184,7 +193,7 @@ def paired_test(
 
 
 def _pair(
-    baseline: Mapping[str, float], candidate: Mapping[str, float], measure: str, name_a: str, name_b: str
+    baseline: Mapping[str, float], candidate: Mapping[str, float], measure: Measure, name_a: str, name_b: str
 ) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
     """Topics present with a finite value in both runs; every topic dropped is named in a warning."""
     notes: list[str] = []

@@ -21,10 +21,13 @@ The statistic is two-sided (``|sum| >= |observed|``) unless ``alternative='great
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
 
 #: Differences are rounded to this many decimals (a 1e-9 grid) before any ranking or permuting.
 GRID_DECIMALS = 9
@@ -55,29 +58,44 @@ def on_grid(values: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(values, dtype=float), GRID_DECIMALS) + 0.0
 
 
-def measure_grid(measure: str | None) -> int | None:
-    """``L`` such that every per-topic value of ``measure`` is a multiple of ``1/L`` (None if unknown)."""
-    if not measure:
+#: Parameters a measure may carry and keep its grid (``judged_only`` and the like are left to Monte Carlo).
+_GRID_PARAMS = frozenset({"cutoff", "rel"})
+
+
+def measure_grid(measure: Measure | None) -> int | None:
+    """``L`` such that every per-topic value of ``measure`` is a multiple of ``1/L`` (None if unknown).
+
+    Read from the measure object: ``RR@k`` → lcm(1..k), ``P@k`` and ``SetP@k`` → k, ``Success@k`` → 1, each
+    with or without ``rel``.
+    """
+    if measure is None:
         return None
-    m = re.fullmatch(r"(?:RR|MRR)(?:\(rel=\d+\))?@(\d+)", measure)
-    if m:
-        return math.lcm(*range(1, int(m.group(1)) + 1))
-    m = re.fullmatch(r"(?:P|Success|SetP)(?:\(rel=\d+\))?@(\d+)", measure)
-    if m:
-        return 1 if measure.startswith("Success") else int(m.group(1))
+    params = measure.params
+    cutoff = params.get("cutoff")
+    if not isinstance(cutoff, int) or cutoff < 1 or not set(params) <= _GRID_PARAMS:
+        return None
+    if measure.NAME == "RR":
+        return math.lcm(*range(1, cutoff + 1))
+    if measure.NAME in ("P", "SetP"):
+        return cutoff
+    if measure.NAME == "Success":
+        return 1
     return None
 
 
 def randomization_test(
     diffs: np.ndarray,
     *,
-    measure: str | None = None,
+    measure: Measure | str | None = None,
     grid: int | None = None,
     seed: int = 42,
     resamples: int = DEFAULT_RESAMPLES,
     alternative: str = "two-sided",
 ) -> RandomizationResult:
-    """Paired sign-flip test of ``mean(diffs) == 0`` (exact when possible, see the module docstring)."""
+    """Paired sign-flip test of ``mean(diffs) == 0`` (exact when possible, see the module docstring).
+
+    ``measure`` (an ir_measures object, or a name parsed once here) supplies the grid unless ``grid`` is given.
+    """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative must be two-sided, greater or less, not {alternative!r}")
     d = on_grid(diffs)
@@ -96,7 +114,11 @@ def randomization_test(
         return RandomizationResult(
             p, True, None, f"exact (enumeration of 2^{m} sign vectors)", alternative, statistic
         )
-    scale = grid if grid is not None else measure_grid(measure)
+    if grid is None and measure is not None:
+        from toolkit.scoring.measures import measure_object
+
+        grid = measure_grid(measure_object(measure))
+    scale = grid
     if scale is not None:
         scaled = nonzero * scale
         ints = np.rint(scaled)

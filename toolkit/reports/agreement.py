@@ -1,26 +1,32 @@
-"""Render an ``AgreementResult`` as the JSON contract (schema_version 1), a plain-text table or Markdown.
+"""The document of an ``AgreementResult`` (``agree``): the JSON contract and the tables people read.
 
 The JSON keeps the issue's keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
 ``percent_agreement``/``kappa``/``binarised``, ``fleiss``, ``krippendorff``) in that order and adds more after
-them; an undefined number is ``null`` next to a ``reason``, never NaN. The table is plain text (no colour, so
-it is the same on a terminal, in a pipe and in a test); undefined cells read ``n/a [k]`` with the reasons
-listed once underneath.
+them; an undefined number is ``null`` next to a ``reason``, never NaN. In the tables an undefined cell reads
+``n/a [k]``, and the reasons are listed once at the end as numbered notes.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from toolkit.agreement.result import AgreementResult, Interval, Kappa, PairAgreement, Value
+from toolkit.reports.document import Block, Document, bullets, heading, paragraph, table
 
-SCHEMA_VERSION = 1
 WEIGHTINGS = ("unweighted", "linear", "quadratic")
 
 
-def to_json(result: AgreementResult) -> str:
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def agreement_document(result: AgreementResult) -> Document:
+    notes = _Notes()
+    blocks: list[Block] = [heading("Assessor agreement", 1), paragraph(_headline(result))]
+    for title, header, rows, right in _sections(result, notes):
+        left = [i for i, r in enumerate(right) if not r]
+        blocks += [heading(title), table(header, rows, left=left) if rows else paragraph("(none)")]
+    blocks += [heading("Across all assessors"), bullets(_overall(result, notes))]
+    if notes.reasons:
+        blocks += [heading("Undefined"), bullets(notes.reasons, kind="notes")]
+    return Document(tuple(blocks), agreement_data(result))
 
 
 def kappa_dict(k: Kappa) -> dict[str, Any]:
@@ -76,11 +82,11 @@ def pair_dict(p: PairAgreement, labels: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def to_dict(result: AgreementResult) -> dict[str, Any]:
+def agreement_data(result: AgreementResult) -> dict[str, Any]:
+    """The JSON contract of ``agree`` (keys after ``schema_version``, in the issue's order, then additions)."""
     alpha = result.krippendorff
     levels = ("nominal", "ordinal", "interval")
     return {
-        "schema_version": SCHEMA_VERSION,
         "labels": list(result.labels),
         "pairs": [pair_dict(p, result.labels) for p in result.pairs],
         "fleiss": {
@@ -132,25 +138,10 @@ class _Notes:
         return f"[{interval.low:.4f}, {interval.high:.4f}]"
 
 
-def _grid(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
-    lines = []
-    for row in (header, *rows):
-        cells = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right, strict=True)]
-        lines.append("  ".join(cells).rstrip())
-    return lines
-
-
-def _md(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if r else "---" for r in right) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
-
-
 def _sections(
     result: AgreementResult, notes: _Notes
 ) -> list[tuple[str, list[str], list[list[str]], list[bool]]]:
-    """(title, header, rows, right-aligned) for every table; shared by the text and Markdown renderers."""
+    """(title, header, rows, right-aligned) for every table, in reading order."""
     out: list[tuple[str, list[str], list[list[str]], list[bool]]] = []
     rows = []
     for p in result.pairs:
@@ -262,32 +253,3 @@ def _headline(result: AgreementResult) -> str:
         f"Agreement on labels {','.join(map(str, result.labels))}: {len(result.assessors)} assessors, "
         f"{result.n_items} items, {result.n_judgments} judgments (seed {result.seed}, {boot})"
     )
-
-
-def to_table(result: AgreementResult) -> str:
-    notes = _Notes()
-    lines = [_headline(result), ""]
-    for title, header, rows, right in _sections(result, notes):
-        lines.append(title)
-        lines += _grid(header, rows, right) if rows else ["(none)"]
-        lines.append("")
-    lines += _overall(result, notes)
-    if notes.reasons:
-        lines += ["", "Undefined:"]
-        lines += [f"  [{i}] {reason}" for i, reason in enumerate(notes.reasons, start=1)]
-    return "\n".join(lines) + "\n"
-
-
-def to_markdown(result: AgreementResult) -> str:
-    notes = _Notes()
-    lines = ["# Assessor agreement", "", _headline(result), ""]
-    for title, header, rows, right in _sections(result, notes):
-        lines += [f"## {title}", ""]
-        lines += _md(header, rows, right) if rows else ["(none)"]
-        lines.append("")
-    lines += ["## Across all assessors", ""]
-    lines += [f"- {line}" for line in _overall(result, notes)]
-    if notes.reasons:
-        lines += ["", "## Undefined", ""]
-        lines += [f"{i}. {reason}" for i, reason in enumerate(notes.reasons, start=1)]
-    return "\n".join(lines) + "\n"

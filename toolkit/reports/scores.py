@@ -1,0 +1,196 @@
+"""The ``score`` command's outputs: the scores document (table, Markdown, HTML, JSON) and the data layouts.
+
+The document has one table (a row per run, then per class and per topic when asked) and, with a pool-bias
+check, a second one; text rounds to 4 decimals like trec_eval (counts as integers). Two layouts are data
+exports rather than views of the document, and carry unrounded values (shortest repr that round-trips) so
+that downstream tools never compute on rounded numbers: wide CSV/TSV (``run,scope,id,n,<measures…>``) and
+trec_eval's ``-q`` text (``measure<TAB>query_id<TAB>value``, 4 decimals as trec_eval prints them).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolkit.model import TopicSet
+from toolkit.reports.document import Block, Document, heading, table
+from toolkit.scoring.evaluate import ClassScores, RunScores
+from toolkit.scoring.measures import is_count
+
+if TYPE_CHECKING:
+    from toolkit.pooling.diagnostics import PoolBiasResult
+
+
+def _fixed(measure: str, value: float) -> str:
+    if is_count(measure) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return f"{value:.4f}"
+
+
+def _full(value: float) -> str:
+    return repr(float(value))
+
+
+def _classes(scores: RunScores, topics: TopicSet | None) -> dict[str, ClassScores]:
+    return scores.by_class(topics) if topics is not None else {}
+
+
+def scores_document(
+    results: Sequence[RunScores],
+    *,
+    per_query: bool = False,
+    topics: TopicSet | None = None,
+    by_class: bool = False,
+    versions: Mapping[str, str] | None = None,
+    pool_bias: PoolBiasResult | None = None,
+) -> Document:
+    """One ``all`` row per run, then its classes (``by_class``) and topics (``per_query``); pool bias after."""
+    measures = list(results[0].measures) if results else []
+    rows: list[list[str]] = []
+    for scores in results:
+        rows.append(
+            [
+                scores.run,
+                "all",
+                str(scores.n),
+                str(len(scores.empty)),
+                *(_fixed(m, scores.aggregate[m]) for m in measures),
+            ]
+        )
+        if by_class:
+            for cls, part in _classes(scores, topics).items():
+                cells = [_fixed(m, part.aggregate[m]) if m in part.aggregate else "-" for m in measures]
+                rows.append([scores.run, f"class:{cls}", str(part.n), "", *cells])
+        if per_query:
+            empty = set(scores.empty)
+            for q in scores.query_ids:
+                values = scores.per_query[q]
+                rows.append(
+                    [scores.run, q, "1", "1" if q in empty else "", *(_fixed(m, values[m]) for m in measures)]
+                )
+    blocks: list[Block] = [table(["run", "topic", "n", "empty", *measures], rows, left=(0, 1))]
+    data = scores_data(results, topics=topics if by_class or topics else None, versions=versions)
+    if pool_bias is not None:
+        blocks += _pool_bias(pool_bias)
+        data["pool_bias"] = _pool_bias_data(pool_bias)
+    return Document(tuple(blocks), data)
+
+
+def _pool_bias(result: PoolBiasResult) -> list[Block]:
+    """A large negative delta means the run's score rests on docs only it found."""
+    rows = [
+        [
+            row.run,
+            row.measure,
+            f"{row.full:.4f}",
+            f"{row.without_own:.4f}",
+            f"{row.delta:+.4f}",
+            str(row.unique_docs),
+            str(row.unique_relevant),
+        ]
+        for row in result.rows
+    ]
+    return [
+        heading(f"Pool bias (leave-one-run-out, {result.source}, n={result.n})"),
+        table(["run", "measure", "full", "without", "delta", "unique", "uniq.rel"], rows, left=(0, 1)),
+    ]
+
+
+def _pool_bias_data(result: PoolBiasResult) -> dict[str, Any]:
+    return {
+        "source": result.source,
+        "n": result.n,
+        "measures": list(result.measures),
+        "rows": [
+            {
+                "run": row.run,
+                "measure": row.measure,
+                "full": row.full,
+                "without_own": row.without_own,
+                "delta": row.delta,
+                "unique_docs": row.unique_docs,
+                "unique_relevant": row.unique_relevant,
+            }
+            for row in result.rows
+        ],
+    }
+
+
+def scores_data(
+    results: Sequence[RunScores], *, topics: TopicSet | None = None, versions: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The JSON contract of ``score`` (keys after ``schema_version``), values unrounded."""
+    runs = []
+    for scores in results:
+        classes = _classes(scores, topics)
+        runs.append(
+            {
+                "run": scores.run,
+                "path": scores.path,
+                "n": scores.n,
+                "empty": list(scores.empty),
+                "ignored": list(scores.ignored),
+                "aggregate": {m: scores.aggregate[m] for m in scores.measures},
+                "per_query": {
+                    q: {m: scores.per_query[q][m] for m in scores.measures} for q in scores.query_ids
+                },
+                "by_class": {
+                    cls: {"n": part.n, "measures": list(part.measures), "aggregate": dict(part.aggregate)}
+                    for cls, part in classes.items()
+                },
+            }
+        )
+    return {
+        "measures": list(results[0].measures) if results else [],
+        "runs": runs,
+        "versions": dict(versions or {}),
+    }
+
+
+def scores_delimited(
+    results: Sequence[RunScores],
+    *,
+    delimiter: str = ",",
+    per_query: bool = False,
+    topics: TopicSet | None = None,
+    by_class: bool = False,
+) -> str:
+    """Wide CSV/TSV: ``run,scope,id,n,<measures…>``; scope is ``all``, ``class`` or ``query``; unrounded."""
+    measures = list(results[0].measures) if results else []
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(["run", "scope", "id", "n", *measures])
+    for scores in results:
+        writer.writerow([scores.run, "all", "all", scores.n, *(_full(scores.aggregate[m]) for m in measures)])
+        if by_class:
+            for cls, part in _classes(scores, topics).items():
+                writer.writerow(
+                    [
+                        scores.run,
+                        "class",
+                        cls,
+                        part.n,
+                        *(_full(part.aggregate[m]) if m in part.aggregate else "" for m in measures),
+                    ]
+                )
+        if per_query:
+            for q in scores.query_ids:
+                values = scores.per_query[q]
+                writer.writerow([scores.run, "query", q, 1, *(_full(values[m]) for m in measures)])
+    return buffer.getvalue()
+
+
+def scores_trec(results: Sequence[RunScores], *, per_query: bool = False) -> str:
+    """``measure<TAB>query_id<TAB>value`` like ``trec_eval -q``: a ``runid`` line, topics, then ``all`` rows."""
+    out: list[str] = []
+    for scores in results:
+        out.append(f"runid\tall\t{scores.run}\n")
+        if per_query:
+            for q in scores.query_ids:
+                values = scores.per_query[q]
+                out.extend(f"{m}\t{q}\t{_fixed(m, values[m])}\n" for m in scores.measures)
+        out.extend(f"{m}\tall\t{_fixed(m, scores.aggregate[m])}\n" for m in scores.measures)
+    return "".join(out)
