@@ -20,6 +20,8 @@ _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 
 def plain(text: str) -> str:
     """Inline markup removed: `code` → code, **bold** → bold (the same marks the HTML renderer turns into tags)."""
+    if "`" not in text and "*" not in text:  # most cells: numbers and ids
+        return text
     return _BOLD.sub(r"\1", _CODE.sub(r"\1", text))
 
 
