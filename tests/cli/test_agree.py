@@ -215,16 +215,19 @@ def test_labels_widen_the_scale(tmp_path: Path) -> None:
     [
         (
             "alice\tq1\td1\n",
-            "{p}:1: expected 4 tab-separated columns (assessor, query_id, doc_id, grade) and an optional note, found 3",
+            "{p}:1: expected 4 tab-separated columns (assessor query_id doc_id grade) and an optional note, found 3",
         ),
-        ("# c\nalice\tq1\td1\tx\n", "{p}:2: grade 'x' is not an integer (or skip / unrateable)"),
+        ("# c\nalice\tq1\td1\tx\n", "{p}:2: expected an integer grade, 'skip' or 'unrateable', found 'x'"),
         (
             "alice\tq1\td1\t1\nbob\tq1\td1\t2\nalice\tq1\td1\t0\n",
-            "{p}:3: duplicate judgment by alice of (q1, d1); first at line 1 (keep one line per assessor and item)",
+            "{p}:3: duplicate judgment by alice of (q1, d1); first on line 1 (keep one line per assessor and item)",
         ),
-        ("alice\tq1\td1\t1\n\tq1\td2\t1\n", "{p}:2: empty assessor"),
-        ("alice\tq1\td1\t\n", "{p}:1: empty grade"),
-        ("alice\tq1\td1\t7\n", "{p}:1: grade 7 is not among the labels 0,1,2,3"),
+        (
+            "alice\tq1\td1\t1\n\tq1\td2\t1\n",
+            "{p}:2: empty assessor (column 1); fill it in or delete the line",
+        ),
+        ("alice\tq1\td1\t\n", "{p}:1: empty grade (column 4); fill it in or delete the line"),
+        ("alice\tq1\td1\t7\n", "{p}:1: grade 7 is not on the --labels scale (0, 1, 2, 3)"),
         ("# nothing\n\n", "{p}: no judgments found (expected assessor<TAB>query_id<TAB>doc_id<TAB>grade)"),
     ],
 )

@@ -231,7 +231,8 @@ def test_campaign_level_errors(ws: Path) -> None:
     r = cli("judgments", "import", "c.sqlite", "bad.tsv")
     assert (r.exit_code, r.stderr) == (
         1,
-        "Error: bad.tsv:2: duplicate judgment by alice of (q-1, d1); first on line 1\n",
+        "Error: bad.tsv:2: duplicate judgment by alice of (q-1, d1); first on line 1 "
+        "(keep one line per assessor and item)\n",
     )
     Path("bad.tsv").write_text("alice\tq-1\td1\t2\nalice\t202\td4\t9\n")
     r = cli("judgments", "import", "c.sqlite", "bad.tsv")

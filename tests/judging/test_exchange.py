@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import FormatError
-from toolkit.judging.exchange import format_judgments, format_log, import_judgments
+from toolkit.formats.judgments import format_judgments, format_log
+from toolkit.judging.exchange import import_judgments
 from toolkit.judging.store import CampaignStore
 
 
@@ -51,11 +52,15 @@ def test_import_then_export_round_trip(tmp_path: Path, store: CampaignStore) -> 
         ),
         ("alice\tq1\td1\t7\n", 1, "grade 7 is not on the campaign's scale (0, 1, 2, 3)"),
         ("alice\tq1\td1\thigh\n", 1, "expected an integer grade, 'skip' or 'unrateable', found 'high'"),
-        ("alice q1 d1 2\n", 1, "expected 4 tab-separated columns (assessor query_id doc_id grade), found 1"),
+        (
+            "alice q1 d1 2\n",
+            1,
+            "expected 4 tab-separated columns (assessor query_id doc_id grade) and an optional note, found 1",
+        ),
         (
             "alice\tq1\td1\t2\nalice\tq1\td1\t3\n",
             2,
-            "duplicate judgment by alice of (q1, d1); first on line 1",
+            "duplicate judgment by alice of (q1, d1); first on line 1 (keep one line per assessor and item)",
         ),
         (
             "al,ice\tq1\td1\t2\n",
@@ -86,7 +91,7 @@ def test_import_is_one_transaction(tmp_path: Path, store: CampaignStore) -> None
 
 def test_empty_import_is_an_error(tmp_path: Path, store: CampaignStore) -> None:
     path = write(tmp_path, "assessor\tquery_id\tdoc_id\tgrade\n")
-    with pytest.raises(FormatError, match="no judgments to import"):
+    with pytest.raises(FormatError, match="no judgments found"):
         import_judgments(store, path)
 
 

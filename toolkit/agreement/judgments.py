@@ -1,10 +1,11 @@
-"""Where judgments for an agreement analysis come from: a judgments TSV or a campaign store.
+"""Where judgments for an agreement analysis come from: a judgments file or a campaign store.
 
-The TSV is the interchange format of ``judgments import`` / ``export`` (``assessor<TAB>query_id<TAB>doc_id<TAB>
-grade``, an optional fifth column with a note that is ignored here, optional header, ``#`` comments), so
-judgments made in a spreadsheet can be checked for agreement before they are imported. A campaign is recognised by the SQLite magic bytes (or a ``.sqlite``/``.db`` suffix), and only
-``judge`` decisions count: a skip or an unrateable is not a grade, and gold items are quality control, not
-part of the pool.
+A judgments file is the interchange format of ``judgments import`` / ``export`` (TSV ``assessor<TAB>query_id
+<TAB>doc_id<TAB>grade`` with an optional note column, or JSONL), read by the same reader as ``judgments
+import`` (``toolkit.formats.judgments``), so judgments made in a spreadsheet can be checked for agreement
+before they are imported and get the same errors. A campaign is recognised by the SQLite magic bytes (or a
+``.sqlite``/``.db`` suffix). Only ``judge`` decisions count: a skip or an unrateable is not a grade, and gold
+items are quality control, not part of the pool.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ from toolkit.errors import FormatError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CAMPAIGN_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-COLUMNS = ("assessor", "query_id", "doc_id", "grade")
-#: Grade-column values that are decisions but not grades (as a campaign export writes them); never counted.
-NON_GRADES = ("skip", "unrateable")
 
 
 class Rating(NamedTuple):
@@ -68,69 +66,29 @@ def load_judgments(path: str | Path, *, include_gold: bool = False) -> JudgmentS
 
 
 def read_judgments_tsv(path: str | Path, *, labels: Sequence[int] | None = None) -> JudgmentSource:
-    """Parse a judgments TSV strictly: every bad line is a ``path:line`` error, duplicates included.
+    """Read a judgments file (TSV, or the JSONL ``judgments export`` writes) with ``judgments import``'s reader.
 
-    With ``labels``, a grade outside them is an error at its line (the library could only name the item).
+    Every bad line is a ``path:line`` error (``toolkit.formats.judgments``), duplicates included; with
+    ``labels``, a grade outside them is an error at its line (the library could only name the item).
     """
+    from toolkit.formats.judgments import is_jsonl, read_judgment_rows
     from toolkit.formats.textfile import read_text
 
-    allowed = set(labels) if labels is not None else None
-    seen: dict[tuple[str, str, str], int] = {}
+    text = read_text(path)
+    rows = read_judgment_rows(path, scale=labels, scale_name="the --labels scale", text=text)
     out: list[Rating] = []
     excluded: Counter[str] = Counter()
-    first = True
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        # Not line.strip(): a leading or trailing tab is an empty column, which must be reported as such.
-        fields = [f.strip() for f in line.split("\t")]
-        if first and [f.lower() for f in fields[:4]] == list(COLUMNS):
-            first = False
-            continue
-        first = False
-        if len(fields) not in (4, 5):
-            raise FormatError(
-                path,
-                number,
-                "expected 4 tab-separated columns (assessor, query_id, doc_id, grade) and an optional note, "
-                f"found {len(fields)}",
-            )
-        assessor, query_id, doc_id, raw = fields[:4]
-        for name, value in (
-            ("assessor", assessor),
-            ("query_id", query_id),
-            ("doc_id", doc_id),
-            ("grade", raw),
-        ):
-            if not value:
-                raise FormatError(path, number, f"empty {name}")
-        key = (assessor, query_id, doc_id)
-        if key in seen:
-            raise FormatError(
-                path,
-                number,
-                f"duplicate judgment by {assessor} of ({query_id}, {doc_id}); first at line {seen[key]} "
-                "(keep one line per assessor and item)",
-            )
-        seen[key] = number
-        if raw.lower() in NON_GRADES:
-            excluded[raw.lower()] += 1
-            continue
-        try:
-            grade = int(raw)
-        except ValueError:
-            raise FormatError(
-                path, number, f"grade {raw!r} is not an integer (or skip / unrateable)"
-            ) from None
-        if allowed is not None and grade not in allowed:
-            shown = ",".join(str(g) for g in sorted(allowed))
-            raise FormatError(path, number, f"grade {grade} is not among the labels {shown}")
-        out.append(Rating(assessor, query_id, doc_id, grade))
+    for row in rows:
+        if row.grade is None or row.action != "judge":
+            excluded[row.action] += 1
+        else:
+            out.append(Rating(row.assessor, row.query_id, row.doc_id, row.grade))
     if not out:
         raise FormatError(
-            path, None, "no judgments found (expected assessor<TAB>query_id<TAB>doc_id<TAB>grade)"
+            path, None, "no graded judgments (every line is skip or unrateable); agreement needs grades"
         )
-    return JudgmentSource(str(path), "tsv", tuple(out), None, dict(excluded))
+    kind = "jsonl" if is_jsonl(path, text) else "tsv"
+    return JudgmentSource(str(path), kind, tuple(out), None, dict(excluded))
 
 
 def read_campaign(path: str | Path, *, include_gold: bool = False) -> JudgmentSource:

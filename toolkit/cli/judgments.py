@@ -1,4 +1,4 @@
-"""``trec-toolkit judgments export|import``: a campaign's judgments as TSV/JSONL, and TSV back in."""
+"""``trec-toolkit judgments export|import``: a campaign's judgments as TSV/JSONL, and back in."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str,
       trec-toolkit judgments export judging/example.sqlite -o judgments.tsv
       trec-toolkit judgments export judging/example.sqlite --log --format jsonl -o log.jsonl
     """
-    from toolkit.judging.exchange import format_judgments, format_log
+    from toolkit.formats.judgments import format_judgments, format_log
     from toolkit.judging.store import CampaignStore
 
     with CampaignStore.open(campaign) as store:
@@ -55,10 +55,11 @@ def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str,
 @click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def import_command(campaign: Path, file: Path) -> None:
-    """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]) to CAMPAIGN.
+    """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]; or JSONL) to CAMPAIGN.
 
-    Every line is checked first — unknown topics, unknown documents and grades off the campaign's scale are
-    reported as FILE:LINE errors — and nothing is imported unless the whole file is clean.
+    FILE is what `judgments export` writes, in either format. Every line is checked first — unknown
+    topics, unknown documents and grades off the campaign's scale are reported as FILE:LINE errors — and
+    nothing is imported unless the whole file is clean.
 
     \b
     Example:

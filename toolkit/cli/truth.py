@@ -8,28 +8,7 @@ from pathlib import Path
 import click
 
 from toolkit.cli.options import config_option
-from toolkit.errors import FormatError, UsageError
-
-
-def read_doc_ids(path: Path) -> list[str]:
-    """One doc id per line (``-`` = stdin); blank lines and ``#`` comments skipped."""
-    from toolkit.formats.textfile import iter_data_lines
-
-    if str(path) == "-":
-        text = sys.stdin.read()
-        lines = list(iter_data_lines("<stdin>", text))
-    else:
-        lines = list(iter_data_lines(path))
-    ids = []
-    for number, line in lines:
-        if any(c.isspace() for c in line):
-            raise FormatError(
-                path, number, f"expected one doc id per line, found {line!r} (doc ids have no spaces)"
-            )
-        ids.append(line)
-    if not ids:
-        raise FormatError(path, None, "no doc ids; expected one doc id per line")
-    return ids
+from toolkit.errors import UsageError
 
 
 @click.command("truth")
@@ -99,6 +78,7 @@ def command(
       trec-toolkit truth --topics topics/stdlib.toml --runs runs/bm25.run runs/bm25f.run -o qrels/stdlib.qrels
       trec-toolkit truth --doc-ids ids.txt -o qrels/stdlib.qrels
     """
+    from toolkit.formats.docids import read_doc_ids
     from toolkit.formats.qrels import format_qrels
     from toolkit.formats.run import read_run
     from toolkit.pipeline.truth import enforce_truth, regex_truth, warn_truth

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from toolkit.errors import FormatError, UsageError
-from toolkit.formats.textfile import iter_data_lines
+from toolkit.errors import UsageError
+from toolkit.formats.judgments import iter_gold_rows
 from toolkit.judging.records import Document, Item, check_assessor
 from toolkit.judging.store import CampaignStore
 
@@ -69,26 +69,8 @@ def parse_overlap(text: str) -> Overlap:
 def read_gold(path: str | Path, store: CampaignStore) -> dict[tuple[str, str], int]:
     """Read ``query_id<TAB>doc_id<TAB>grade``; unknown topics and off-scale grades name ``path:line``."""
     topics = {t.query_id for t in store.topics()}
-    scale = store.grades()
-    gold: dict[tuple[str, str], int] = {}
-    for number, line in iter_data_lines(path):
-        parts = line.split("\t") if "\t" in line else line.split()
-        if len(parts) != 3:
-            raise FormatError(path, number, f"expected 3 columns (query_id doc_id grade), found {len(parts)}")
-        query_id, doc_id, grade_text = parts
-        if query_id not in topics:
-            raise FormatError(path, number, f"unknown topic {query_id!r}: not in this campaign")
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            raise FormatError(path, number, f"expected an integer grade, found {grade_text!r}") from None
-        if grade not in scale:
-            allowed = ", ".join(str(g) for g in scale)
-            raise FormatError(path, number, f"grade {grade} is not on the campaign's scale ({allowed})")
-        if (query_id, doc_id) in gold:
-            raise FormatError(path, number, f"duplicate gold item ({query_id}, {doc_id})")
-        gold[(query_id, doc_id)] = grade
-    return gold
+    rows = iter_gold_rows(path, topics=topics, scale=set(store.grades()))
+    return {(query_id, doc_id): grade for _, query_id, doc_id, grade in rows}
 
 
 def overlap_count(overlap: float, n: int) -> int:

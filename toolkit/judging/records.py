@@ -10,6 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from toolkit.errors import StoreError
+from toolkit.formats.judgments import assessor_problem
 
 #: What an assessor can decide about an item. Only ``judge`` carries a grade: a skip or an unrateable is never
 #: a grade, so exports and agreement can never turn one into a 0 by accident.
@@ -177,9 +178,8 @@ def now_iso() -> str:
 
 
 def check_assessor(name: str) -> str:
-    """Assessor names end up in TSV columns and manifests: no blanks, tabs, commas or newlines."""
-    if not name or name != name.strip() or any(c in name for c in "\t\n\r,"):
-        raise StoreError(
-            f"invalid assessor name {name!r}: use a non-empty name without tabs, commas or newlines"
-        )
+    """Assessor names end up in TSV columns and manifests: the judgments format's rule, as a store error."""
+    problem = assessor_problem(name)
+    if problem:
+        raise StoreError(problem)
     return name

@@ -1,0 +1,292 @@
+"""Judgments files: the TSV people edit in a spreadsheet, its JSONL twin, the log export, gold lists.
+
+**Judgments TSV** (``judgments export`` writes it; ``judgments import`` and ``agree`` read it)::
+
+    assessor<TAB>query_id<TAB>doc_id<TAB>grade[<TAB>note]
+
+``grade`` is an integer or the word ``skip`` / ``unrateable`` (decisions that are never grades). An optional
+first line naming the columns is a header; blank lines and ``#`` lines are skipped. Columns are split on
+tabs only and each is stripped, so a stray leading or trailing tab shows up as an empty column instead of
+shifting the others.
+
+**Judgments JSONL**: one object per line with ``assessor``, ``query_id``, ``doc_id``, ``grade`` (an integer
+or null) and optionally ``action`` (``judge``, ``skip``, ``unrateable``) and ``note`` — what
+``judgments export --format jsonl`` writes (its other fields are ignored). Chosen by a ``.jsonl`` /
+``.ndjson`` name or a first line that starts with ``{``.
+
+One reader serves every command, so a file gets the same ``path:line`` error whichever command reads it.
+The checks a file can carry on its own (columns, empty fields, assessor names, grade syntax, duplicates)
+happen here; a caller that knows the campaign passes its ``topics`` and grade ``scale`` (plain sets) and gets
+those checks at the same line, in file order. Every row is yielded as soon as it is checked, so a caller
+that checks more (e.g. unknown documents) still reports the first defect of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.errors import FormatError
+from toolkit.formats.textfile import iter_data_lines, read_text
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+TSV_COLUMNS = ("assessor", "query_id", "doc_id", "grade")
+LOG_COLUMNS = (
+    "event_id", "time", "assessor", "query_id", "doc_id", "action", "grade", "note",
+    "duration_ms", "position", "content_hash", "undoes",
+)  # fmt: skip
+#: Grade-column words that are decisions but not grades.
+NON_GRADES = ("skip", "unrateable")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+EXPECTED_TSV = "assessor<TAB>query_id<TAB>doc_id<TAB>grade"
+EXPECTED_JSONL = "one JSON object per line with assessor, query_id, doc_id and grade"
+
+#: ASCII decimal integers only (DESIGN §5): Python's ``int()`` would also take ``1_0`` and full-width digits.
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    """One checked line of a judgments file: a grade (``action`` ``judge``) or a skip / unrateable."""
+
+    line: int
+    assessor: str
+    query_id: str
+    doc_id: str
+    grade: int | None
+    action: str
+    note: str | None = None
+
+
+def assessor_problem(name: str) -> str | None:
+    """Why ``name`` cannot be an assessor name, or None.
+
+    Names end up in TSV columns and manifests: no blanks around them, no tabs, commas or newlines.
+    """
+    if not name or name != name.strip() or any(c in name for c in "\t\n\r,"):
+        return f"invalid assessor name {name!r}: use a non-empty name without tabs, commas or newlines"
+    return None
+
+
+def parse_integer(text: str) -> int | None:
+    """An ASCII decimal integer, or None when ``text`` is not one."""
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def is_jsonl(path: str | Path, text: str) -> bool:
+    """A ``.jsonl``/``.ndjson`` name (``.gz`` allowed), or a first data line that opens a JSON object."""
+    name = Path(path).name.lower().removesuffix(".gz")
+    if name.endswith(JSONL_SUFFIXES):
+        return True
+    first = next(iter_data_lines(path, text), None)
+    return first is not None and first[1].startswith("{")
+
+
+def iter_judgment_rows(
+    path: str | Path,
+    *,
+    topics: Collection[str] | None = None,
+    scale: Collection[int] | None = None,
+    scale_name: str = "the campaign's scale",
+    text: str | None = None,
+) -> Iterator[JudgmentRow]:
+    """Check and yield the rows of a judgments TSV or JSONL file, in file order.
+
+    The first defect raises ``FormatError`` naming ``path:line``. Per line the checks run in this order:
+    columns and empty fields, the assessor name, the topic (when ``topics`` is given), the grade, the
+    scale (when ``scale`` is given; ``scale_name`` says where it came from), duplicates. A file without any
+    row is an error once the whole file has been read. ``text``: the file's content, if already read.
+    """
+    if text is None:
+        text = read_text(path)
+    jsonl = is_jsonl(path, text)
+    rows = _jsonl_rows(path, text) if jsonl else _tsv_rows(path, text)
+    allowed = set(scale) if scale is not None else None
+    known = set(topics) if topics is not None else None
+    seen: dict[tuple[str, str, str], int] = {}
+    count = 0
+    for row, found in rows:
+        number = row.line
+        problem = assessor_problem(row.assessor)
+        if problem:
+            raise FormatError(path, number, problem)
+        if known is not None and row.query_id not in known:
+            raise FormatError(path, number, f"unknown topic {row.query_id!r}: not in this campaign")
+        if row.action == "judge":
+            if row.grade is None:
+                raise FormatError(
+                    path, number, f"expected an integer grade, 'skip' or 'unrateable', found {found}"
+                )
+            if allowed is not None and row.grade not in allowed:
+                shown = ", ".join(str(g) for g in sorted(allowed))
+                raise FormatError(path, number, f"grade {row.grade} is not on {scale_name} ({shown})")
+        key = (row.assessor, row.query_id, row.doc_id)
+        if key in seen:
+            raise FormatError(
+                path,
+                number,
+                f"duplicate judgment by {row.assessor} of ({row.query_id}, {row.doc_id}); first on line "
+                f"{seen[key]} (keep one line per assessor and item)",
+            )
+        seen[key] = number
+        count += 1
+        yield row
+    if not count:
+        expected = EXPECTED_JSONL if jsonl else EXPECTED_TSV
+        raise FormatError(path, None, f"no judgments found (expected {expected})")
+
+
+def read_judgment_rows(
+    path: str | Path,
+    *,
+    topics: Collection[str] | None = None,
+    scale: Collection[int] | None = None,
+    scale_name: str = "the campaign's scale",
+    text: str | None = None,
+) -> list[JudgmentRow]:
+    """Every row of a judgments file (see ``iter_judgment_rows``)."""
+    return list(iter_judgment_rows(path, topics=topics, scale=scale, scale_name=scale_name, text=text))
+
+
+def _tsv_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]]:
+    """Rows with well-formed columns; an unparsable grade comes back as None with its text (for the error)."""
+    first = True
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        # Not line.strip(): a leading or trailing tab is an empty column, which must be reported as such.
+        fields = [f.strip() for f in line.split("\t")]
+        if first and [f.lower() for f in fields[:4]] == list(TSV_COLUMNS):
+            first = False
+            continue
+        first = False
+        if len(fields) not in (4, 5):
+            raise FormatError(
+                path,
+                number,
+                "expected 4 tab-separated columns (assessor query_id doc_id grade) and an optional note, "
+                f"found {len(fields)}",
+            )
+        for column, (name, value) in enumerate(zip(TSV_COLUMNS, fields, strict=False), start=1):
+            if not value:
+                raise FormatError(
+                    path, number, f"empty {name} (column {column}); fill it in or delete the line"
+                )
+        assessor, query_id, doc_id, grade_text = fields[:4]
+        note = fields[4].replace("\\n", "\n") if len(fields) == 5 and fields[4] else None
+        word = grade_text.lower()
+        if word in NON_GRADES:
+            yield JudgmentRow(number, assessor, query_id, doc_id, None, word, note), grade_text
+        else:
+            grade = parse_integer(grade_text)
+            yield JudgmentRow(number, assessor, query_id, doc_id, grade, "judge", note), repr(grade_text)
+
+
+def _jsonl_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]]:
+    """Rows of a JSONL file; field types are checked here, the common checks in ``iter_judgment_rows``."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(
+                path, number, f"not valid JSON ({exc.msg}); expected {EXPECTED_JSONL}"
+            ) from None
+        if not isinstance(record, dict):
+            raise FormatError(path, number, f"expected a JSON object, found {json.dumps(record)}")
+        for column, name in enumerate(TSV_COLUMNS[:3], start=1):
+            value = record.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise FormatError(
+                    path, number, f"empty {name} (field {column}); fill it in or delete the line"
+                )
+        action = record.get("action", "judge")
+        grade = record.get("grade")
+        if action not in ("judge", *NON_GRADES):
+            raise FormatError(
+                path,
+                number,
+                f"action {json.dumps(action)} cannot be imported; expected judge, skip or unrateable "
+                "(export current judgments, not the --log)",
+            )
+        if action != "judge" and grade is not None:
+            raise FormatError(
+                path, number, f"a {action} carries no grade (found {json.dumps(grade)}); set grade to null"
+            )
+        valid = isinstance(grade, int) and not isinstance(grade, bool)
+        note = record.get("note")
+        if note is not None and not isinstance(note, str):
+            raise FormatError(path, number, f"expected a string or null note, found {json.dumps(note)}")
+        yield (
+            JudgmentRow(
+                number,
+                record["assessor"].strip(),
+                record["query_id"].strip(),
+                record["doc_id"].strip(),
+                grade if valid else None,
+                action,
+                (note.strip() or None) if note is not None else None,
+            ),
+            json.dumps(grade),
+        )
+
+
+def iter_gold_rows(
+    path: str | Path, *, topics: Collection[str] | None = None, scale: Collection[int] | None = None
+) -> Iterator[tuple[int, str, str, int]]:
+    """``query_id<TAB>doc_id<TAB>grade`` lines of a gold file (tabs or blanks) as ``(line, query, doc, grade)``."""
+    seen: set[tuple[str, str]] = set()
+    for number, line in iter_data_lines(path):
+        parts = line.split("\t") if "\t" in line else line.split()
+        if len(parts) != 3:
+            raise FormatError(path, number, f"expected 3 columns (query_id doc_id grade), found {len(parts)}")
+        query_id, doc_id, grade_text = parts
+        if topics is not None and query_id not in topics:
+            raise FormatError(path, number, f"unknown topic {query_id!r}: not in this campaign")
+        grade = parse_integer(grade_text)
+        if grade is None:
+            raise FormatError(path, number, f"expected an integer grade, found {grade_text!r}")
+        if scale is not None and grade not in scale:
+            allowed = ", ".join(str(g) for g in sorted(scale))
+            raise FormatError(path, number, f"grade {grade} is not on the campaign's scale ({allowed})")
+        if (query_id, doc_id) in seen:
+            raise FormatError(path, number, f"duplicate gold item ({query_id}, {doc_id})")
+        seen.add((query_id, doc_id))
+        yield number, query_id, doc_id, grade
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    return str(value).replace("\t", " ").replace("\r", " ").replace("\n", "\\n")
+
+
+def format_judgments(judgments: Sequence[DataclassInstance], fmt: str = "tsv") -> str:
+    """Current judgments as TSV (the 4 import columns, readable by ``agree``) or JSONL (every field, notes too).
+
+    ``judgments`` are ``toolkit.judging.Judgment`` records (any dataclass with their fields).
+    """
+    if fmt == "jsonl":
+        return "".join(json.dumps(asdict(j), ensure_ascii=False, sort_keys=True) + "\n" for j in judgments)
+    lines = ["\t".join(TSV_COLUMNS)]
+    for j in judgments:
+        action = getattr(j, "action")  # noqa: B009 - any record with Judgment's fields
+        grade = str(getattr(j, "grade")) if action == "judge" else action  # noqa: B009
+        lines.append("\t".join(_cell(getattr(j, c)) for c in TSV_COLUMNS[:3]) + "\t" + _cell(grade))
+    return "\n".join(lines) + "\n"
+
+
+def format_log(events: Sequence[DataclassInstance], fmt: str = "tsv") -> str:
+    """The full append-only log (``toolkit.judging.LogEvent`` records) as TSV with a header, or JSONL."""
+    if fmt == "jsonl":
+        return "".join(json.dumps(asdict(e), ensure_ascii=False, sort_keys=True) + "\n" for e in events)
+    lines = ["\t".join(LOG_COLUMNS)]
+    lines.extend("\t".join(_cell(getattr(e, c)) for c in LOG_COLUMNS) for e in events)
+    return "\n".join(lines) + "\n"
