@@ -11,7 +11,7 @@ from agreement_data import A4_A, A4_B
 from click.testing import CliRunner
 
 from toolkit.agreement import load_judgments
-from toolkit.agreement.judgments import is_campaign
+from toolkit.agreement.judgments import is_campaign, pair_kappas
 from toolkit.cli import main
 from toolkit.judging.records import CampaignTopic, Item
 from toolkit.judging.store import CampaignStore
@@ -106,3 +106,32 @@ def test_library_takes_campaign_records_directly(campaign: Path) -> None:
     summary = agreement_summary(records, scale)
     assert summary["n_judgments"] == 24
     assert summary["pairs"][0]["kappa_linear"] == pytest.approx(0.666667, abs=5e-7)
+
+
+def test_live_pair_kappas_of_the_organiser_screen(campaign: Path) -> None:
+    """Unweighted kappa per pair on shared graded items, gold left out: A4's 0.444444 for alice/bob; carol
+    (only a skip and an unrateable) shares nothing with anyone, and says so."""
+    with CampaignStore.open(campaign) as store:
+        pairs = pair_kappas(store)
+    assert [(p.a, p.b, p.n) for p in pairs] == [
+        ("alice", "bob", 12),
+        ("alice", "carol", 0),
+        ("bob", "carol", 0),
+    ]
+    assert pairs[0].kappa == pytest.approx(0.444444, abs=5e-7) and pairs[0].reason is None
+    assert [(p.kappa, p.reason) for p in pairs[1:]] == [(None, "no shared items")] * 2
+
+
+def test_live_kappa_of_one_shared_item_is_undefined_with_a_reason(tmp_path: Path) -> None:
+    path = tmp_path / "one.sqlite"
+    with CampaignStore.open(path, create=True) as store:
+        store.set_topics([CampaignTopic("q1", "query")], GRADES)
+        store.add_round(
+            strategy="depth", depth=1, budget=None, runs=["r"], provenance={("q1", "d1"): [("r", 1)]},
+            queued=[("q1", "d1")], stale=[], snapshots=[], skipped=0,
+        )  # fmt: skip
+        store.add_assignments([Item(who, "q1", "d1", position=0) for who in ("alice", "bob")])
+        for who in ("alice", "bob"):
+            store.record(who, "q1", "d1", grade=2)
+        (pair,) = pair_kappas(store)
+    assert (pair.n, pair.kappa, pair.reason) == (1, None, "only 1 shared item (kappa needs at least 2)")

@@ -55,9 +55,9 @@ def _doomed(path: str, ready, committed) -> None:  # runs in a child process, ki
     with CampaignStore.open(path) as store:
         for i in range(10):
             committed.put(store.record("victim", "q1", "d1", grade=i % 4))
-        with store.transaction() as conn:  # a transaction that will never commit
-            store._append(conn, "victim", "q1", "d2", "judge", grade=3)
-            store._append(conn, "victim", "401", "d3", "judge", grade=3)
+        with store.transaction():  # a transaction that will never commit
+            store._append("victim", "q1", "d2", "judge", grade=3)
+            store._append("victim", "401", "d3", "judge", grade=3)
             ready.set()
             signal.pause()
 
@@ -66,14 +66,14 @@ def test_sigkill_mid_transaction_loses_nothing_committed(tmp_path: Path, make_ca
     path = str(make_campaign(tmp_path / "c.sqlite", assessors=("victim", "other")))
     ctx = mp.get_context("fork")
     ready = ctx.Event()
-    committed = ctx.Queue()
+    committed = ctx.SimpleQueue()  # put() writes at once: a Queue's feeder thread dies with the child
     proc = ctx.Process(target=_doomed, args=(path, ready, committed))
     proc.start()
     assert ready.wait(timeout=60)
     os.kill(proc.pid, signal.SIGKILL)
     proc.join(timeout=60)
     assert proc.exitcode == -signal.SIGKILL
-    ids = [committed.get(timeout=5) for _ in range(10)]
+    ids = [committed.get() for _ in range(10)]
 
     with CampaignStore.open(path) as store:
         assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

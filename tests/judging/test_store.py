@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import StoreError
+from toolkit.judging.disagreements import disagreements
+from toolkit.judging.progress import progress
+from toolkit.judging.queue import next_item, resume_position
 from toolkit.judging.records import Item
-from toolkit.judging.schema import SCHEMA_VERSION
+from toolkit.judging.sqlite.schema import SCHEMA_VERSION
 from toolkit.judging.store import CampaignStore
 from toolkit.model import DEFAULT_GRADES
 
@@ -88,18 +91,18 @@ def test_queue_next_item_and_resume(store: CampaignStore) -> None:
         ("401", "d3", 2),
         ("401", "d1", 3),
     ]
-    assert store.next_item("alice") == queue[0]
+    assert next_item(store, "alice") == queue[0]
     store.record("alice", "q1", "d1", grade=2, duration_ms=1200, position=0)
-    assert store.resume_position("alice") == 1
+    assert resume_position(store, "alice") == 1
     store.record("alice", "q1", "d2", action="skip")
-    assert store.next_item("alice") == queue[2]  # skipped items come back last
+    assert next_item(store, "alice") == queue[2]  # skipped items come back last
     store.record("alice", "401", "d3", action="unrateable")
     store.record("alice", "401", "d1", grade=0)
-    assert store.next_item("alice") == queue[1]
-    assert store.resume_position("alice") == 1
+    assert next_item(store, "alice") == queue[1]
+    assert resume_position(store, "alice") == 1
     store.record("alice", "q1", "d2", grade=1)
-    assert store.next_item("alice") is None
-    assert store.resume_position("alice") == 4
+    assert next_item(store, "alice") is None
+    assert resume_position(store, "alice") == 4
 
 
 def test_skip_and_unrateable_are_never_grades(store: CampaignStore) -> None:
@@ -164,7 +167,7 @@ def test_progress(store: CampaignStore) -> None:
     store.record("alice", "q1", "d1", grade=2, duration_ms=1000)
     store.record("alice", "q1", "d2", action="skip", duration_ms=50)
     store.record("alice", "401", "d3", action="unrateable", duration_ms=3000)
-    rows = {(r.assessor, r.query_id): r for r in store.progress()}
+    rows = {(r.assessor, r.query_id): r for r in progress(store)}
     a = rows[("alice", "q1")]
     assert (a.assigned, a.judged, a.skipped, a.unrateable, a.remaining, a.median_ms) == (
         2,
@@ -192,14 +195,14 @@ def test_disagreements_and_adjudication(tmp_path: Path, make_campaign) -> None:
         store.record("alice", "401", "d3", grade=2)
         store.record("bob", "401", "d3", grade=2)  # agreement: not listed
         store.record("carol", "401", "d3", action="unrateable")  # never a grade
-        found = store.disagreements()
+        found = disagreements(store)
         assert [(d.query_id, d.doc_id, d.spread) for d in found] == [("q1", "d1", 3), ("q1", "d2", 1)]
         assert [(g.assessor, g.grade, g.note) for g in found[0].grades] == [
             ("alice", 0, "off topic"),
             ("bob", 3, None),
         ]
         store.adjudicate("judy", "q1", "d1", 2, note="partly relevant")
-        assert store.disagreements()[0].adjudicated == 2
+        assert disagreements(store)[0].adjudicated == 2
         assert store.adjudications()[("q1", "d1")].assessor == "judy"
         assert "judy" not in store.assessors()
         store.undo("judy")
@@ -214,3 +217,25 @@ def test_reopen_keeps_everything(tmp_path: Path, make_campaign) -> None:
     with CampaignStore.open(path) as store:
         assert store.current("alice", "q1", "d1").grade == 3  # type: ignore[union-attr]
         assert len(store.log()) == 1
+
+
+def test_sql_lives_in_the_backend_only() -> None:
+    """The store interface and the read models are backend-neutral: no SQL outside toolkit/judging/sqlite/."""
+    import re
+
+    import toolkit.judging
+
+    root = Path(toolkit.judging.__file__).parent
+    for path in sorted(root.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "sqlite3" not in text, path
+        assert not re.search(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA)\s", text), path
+
+
+def test_open_gives_the_sqlite_backend_of_the_interface(store: CampaignStore) -> None:
+    from toolkit.judging.sqlite import SQLiteStore
+
+    assert isinstance(store, SQLiteStore) and isinstance(store, CampaignStore)
+    assert store.location == str(store.path)
+    with pytest.raises(TypeError, match="abstract"):
+        CampaignStore()  # type: ignore[abstract]

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import StoreError, UsageError
+from toolkit.judging.queue import next_item, stale_items
 from toolkit.judging.store import CampaignStore
 from toolkit.model import DEFAULT_GRADES, Qrels, Run, Topic, TopicSet
 from toolkit.pooling.docsource import CorpusDocSource
@@ -70,7 +71,7 @@ def test_later_round_skips_judged_and_requeues_changed_as_stale(tmp_path: Path) 
         store.add_assignments([Item("alice", "q-1", "d1", 0), Item("alice", "7", "d4", 1)])
         store.record("alice", "q-1", "d1", grade=1)
         store.record("alice", "7", "d4", grade=0)
-        assert store.next_item("alice") is None
+        assert next_item(store, "alice") is None
         changed = dict(CORPUS, d1=("Td1", "text d1, rewritten"))
         exclude = Qrels({"q-1": {"d2": 1}})
         result = pool_round(
@@ -81,12 +82,12 @@ def test_later_round_skips_judged_and_requeues_changed_as_stale(tmp_path: Path) 
         assert (result.round, result.queued, result.stale, result.skipped) == (2, 4, 1, 2)
         stale = [(p.query_id, p.doc_id) for p in store.pool_items() if p.stale]
         assert stale == [("q-1", "d1")]
-        item = store.next_item("alice")
+        item = next_item(store, "alice")
         assert item is not None and (item.query_id, item.doc_id, item.stale) == ("q-1", "d1", True)
         assert store.document("d1").text == "text d1, rewritten"
-        assert [i.doc_id for i in store.stale_items()] == ["d1"]
+        assert [i.doc_id for i in stale_items(store)] == ["d1"]
         store.record("alice", "q-1", "d1", grade=0)
-        assert store.next_item("alice") is None  # judged again on the new text
+        assert next_item(store, "alice") is None  # judged again on the new text
         # a third round with nothing new: everything judged or pending
         again = pool_round(
             store, [R1, R2], TOPICS, source=CorpusDocSource(changed), depth=2, exclude=[exclude]

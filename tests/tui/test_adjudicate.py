@@ -1,4 +1,7 @@
-"""Pilot tests of `adjudicate` and of the organiser's screen, asserting on the campaign store."""
+"""Pilot tests of `adjudicate` and of the organiser's screen, asserting on the campaign store.
+
+The organiser's report itself is tested without Textual: tests/judging/test_progress.py (counts) and
+tests/agreement/test_agreement_campaign.py (live kappa)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from tui_helpers import QUEUE, async_test, build_campaign, settle
 
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.adjudicate import AssessorsPanel, adjudicate_app
-from toolkit.tui.organiser import organiser_report
 from toolkit.tui.progress import ProgressApp
 from toolkit.tui.screens import DoneScreen
 from toolkit.tui.widgets import DocumentView
@@ -77,35 +79,6 @@ async def test_adjudication_without_disagreements_says_so(campaign: Path) -> Non
         await settle(pilot)
         assert isinstance(app.screen, DoneScreen)
         assert "No disagreements" in app.screen.summary
-
-
-def test_organiser_report_counts_and_kappa(tmp_path: Path) -> None:
-    path = disagreeing(tmp_path)
-    with CampaignStore.open(path) as store:
-        report = organiser_report(store)
-    (pair,) = report.pairs
-    # Hand computation over labels 0..3 on the 4 shared items: alice 3,1,0,2 / bob 0,2,0,0.
-    # p_o = 1/4 (doc-c). Marginals alice (1,1,1,1)/4, bob (3,0,1,0)/4 -> p_e = (1*3 + 1*0 + 1*1 + 1*0)/16 = 1/4.
-    # kappa = (1/4 - 1/4) / (1 - 1/4) = 0.
-    assert (pair.a, pair.b, pair.n) == ("alice", "bob", 4)
-    assert pair.kappa == 0.0
-    totals = {t.assessor: t for t in report.totals}
-    assert (totals["alice"].judged, totals["alice"].remaining) == (4, 1)
-    # alice's durations 1300, 1100, 1000, 1200 ms -> median 1150 ms
-    assert totals["alice"].median_ms == 1150.0
-    assert report.disagreements == 3 and report.adjudicated == 0
-    assert report.stale == ()
-
-
-def test_organiser_kappa_is_undefined_with_a_reason(tmp_path: Path) -> None:
-    path = build_campaign(tmp_path / "one.sqlite", assessors=("alice", "bob"))
-    with CampaignStore.open(path) as store:
-        for assessor in ("alice", "bob"):
-            store.record(assessor, "t1", "doc-a", grade=2)
-        report = organiser_report(store)
-    (pair,) = report.pairs
-    assert pair.kappa is None and pair.n == 1
-    assert pair.reason == "only 1 shared item (kappa needs at least 2)"
 
 
 @async_test

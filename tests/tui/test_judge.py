@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from tui_helpers import QUEUE, async_test, build_campaign, settle
 
+from toolkit.judging.progress import progress
+from toolkit.judging.queue import next_item
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.app import JudgeApp, judge_app
 from toolkit.tui.screens import DoneScreen, NoteScreen, TextScreen
@@ -94,8 +96,8 @@ async def test_skip_and_unrateable_are_not_grades_and_skipped_items_come_back_la
         await settle(pilot)
         assert isinstance(app.screen, DoneScreen)
     with CampaignStore.open(campaign) as store:
-        assert store.next_item("alice") is None
-        rows = {r.query_id: r for r in store.progress()}
+        assert next_item(store, "alice") is None
+        rows = {r.query_id: r for r in progress(store)}
     assert (rows["t1"].judged, rows["t1"].unrateable, rows["t1"].skipped, rows["t1"].remaining) == (
         2,
         1,
@@ -145,7 +147,7 @@ async def test_quit_and_resume_where_the_assessor_stopped(campaign: Path) -> Non
         await pilot.press("3", "0", "q")
     assert app.return_code == 0
     with CampaignStore.open(campaign) as store:
-        expected = store.next_item("alice")
+        expected = next_item(store, "alice")
     assert expected is not None and expected.doc_id == "doc-c"
     again = judge_app(campaign, "alice", show_times=False)
     async with again.run_test(size=SIZE) as pilot:
@@ -206,7 +208,7 @@ async def test_the_done_screen_and_undo_from_it(tmp_path: Path) -> None:
         assert shown(app) == "doc-d"
     with CampaignStore.open(path) as store:
         assert [e.action for e in store.log()] == ["judge", "undo"]
-        assert store.next_item("alice").doc_id == "doc-d"
+        assert next_item(store, "alice").doc_id == "doc-d"
 
 
 @async_test
@@ -286,7 +288,7 @@ async def test_a_stale_item_judged_on_old_text_is_shown_again_first(campaign: Pa
             snapshots=[snapshot("doc-a", "Hashable", "# Hashable\n\nRewritten page.")],
             skipped=0,
         )
-        expected = store.next_item("alice")
+        expected = next_item(store, "alice")
     assert expected is not None and expected.doc_id == "doc-a" and expected.stale
     app = judge_app(campaign, "alice", show_times=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import build_campaign
 
+from toolkit.judging.queue import next_item
 from toolkit.judging.store import CampaignStore
 
 TMUX = shutil.which("tmux")
@@ -109,7 +110,7 @@ def test_sigkill_mid_session_loses_nothing_and_restart_resumes(tmp_path: Path) -
         assert made[:3] == [("judge", "doc-a", 2), ("skip", "doc-b", None), ("judge", "doc-c", 0)]
         assert made[3:] in ([], [("judge", "doc-d", 1)])
         with CampaignStore.open(path) as store:
-            expected = store.next_item("alice")
+            expected = next_item(store, "alice")
             queue = store.queue("alice")
         assert expected is not None and expected.doc_id == ("doc-d" if len(made) == 3 else "doc-e")
 

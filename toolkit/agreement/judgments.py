@@ -6,17 +6,23 @@ import`` (``toolkit.formats.judgments``), so judgments made in a spreadsheet can
 before they are imported and get the same errors. A campaign is recognised by the SQLite magic bytes (or a
 ``.sqlite``/``.db`` suffix). Only ``judge`` decisions count: a skip or an unrateable is not a grade, and gold
 items are quality control, not part of the pool.
+
+``pair_kappas`` is the organiser screen's live agreement: kappa per pair over what a campaign holds so far.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from toolkit.errors import FormatError
+
+if TYPE_CHECKING:
+    from toolkit.judging.store import CampaignStore
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CAMPAIGN_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -125,3 +131,42 @@ def ratings_from_records(records: Iterable[object]) -> tuple[tuple[Rating, ...],
             )
         )
     return tuple(out), excluded
+
+
+@dataclass(frozen=True)
+class PairKappa:
+    """Unweighted Cohen's kappa of two assessors on their shared graded items (``reason`` when undefined)."""
+
+    a: str
+    b: str
+    n: int
+    kappa: float | None
+    reason: str | None = None
+
+
+def pair_kappa(a: str, b: str, pairs: Sequence[tuple[int, int]], labels: Sequence[int]) -> PairKappa:
+    """Kappa of one pair, over ``labels`` (the whole scale, not just the grades that occur)."""
+    from toolkit.agreement.kappa import cohen_kappa, contingency
+
+    result = cohen_kappa(contingency(pairs, labels), labels, "unweighted")
+    return PairKappa(a, b, len(pairs), result.estimate.value, result.estimate.reason)
+
+
+def pair_kappas(store: CampaignStore) -> list[PairKappa]:
+    """Live kappa for the organiser: every pair of assessors on the items both have graded so far.
+
+    Skips, unrateables and gold items are left out; the scale is the campaign's full grade scale, so an
+    undefined kappa (one shared item, or one grade for everything) says why instead of showing 0 or NaN.
+    """
+    labels = sorted(store.grades())
+    gold = set(store.gold())
+    graded: dict[str, dict[tuple[str, str], int]] = {}
+    for j in store.current_judgments(include_gold=True):
+        if j.action == "judge" and j.grade is not None and (j.query_id, j.doc_id) not in gold:
+            graded.setdefault(j.assessor, {})[(j.query_id, j.doc_id)] = j.grade
+    out = []
+    for a, b in itertools.combinations(sorted(store.assessors()), 2):
+        ga, gb = graded.get(a, {}), graded.get(b, {})
+        shared = sorted(set(ga) & set(gb))
+        out.append(pair_kappa(a, b, [(ga[k], gb[k]) for k in shared], labels))
+    return out

@@ -1,6 +1,13 @@
-"""Judging campaigns: the SQLite campaign store, assignment of pool items to assessors, qrels export policies.
+"""Judging campaigns: the campaign store and its read models, the judging rules, assignment, export.
 
-The store (``toolkit.judging.store.CampaignStore``) is the one library API the CLI and the TUI share.
+- ``store.CampaignStore``: the store interface (writes, raw reads, the rules every backend shares);
+  ``sqlite.SQLiteStore`` implements it. ``CampaignStore.open(path)`` is the one way in for the CLI and TUI.
+- Read models over a store: ``queue`` (item status, resume order, stale items), ``progress`` (per assessor
+  and topic, the organiser's report), ``disagreements``.
+- Sessions, the logic behind the judging screens without Textual: ``session.JudgingSession`` and
+  ``adjudication.AdjudicationSession``.
+- ``assign`` (who judges what), ``exchange`` (judgments import), ``export`` (qrels under a merge policy),
+  ``log`` (current judgments from the append-only log).
 """
 
 from toolkit.judging.records import (

@@ -14,11 +14,9 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from toolkit.judging.records import Item, Judgment
+from toolkit.judging.adjudication import AdjudicationSession
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.adjudication import AdjudicationSession
-from toolkit.tui.app import PREFETCH, CampaignApp, action_bindings, grade_bindings
-from toolkit.tui.screens import NoteScreen
+from toolkit.tui.app import CampaignApp, action_bindings, grade_bindings
 
 
 class AssessorsPanel(Static):
@@ -54,8 +52,13 @@ class AdjudicationProgress(Static):
 
 
 class AdjudicateApp(CampaignApp):
+    """Walk the disagreements; build it with :func:`adjudicate_app` (the bindings depend on the scale)."""
+
     TITLE = "trec-toolkit adjudicate"
     DONE_TITLE = "All disagreements adjudicated"
+    LAST_MESSAGE = "This is the last disagreement."
+    FIRST_MESSAGE = "This is the first disagreement."
+    session: AdjudicationSession
 
     def __init__(
         self,
@@ -76,15 +79,6 @@ class AdjudicateApp(CampaignApp):
             AdjudicationProgress(id="progress", classes="panel"),
         ]
 
-    def current_item(self) -> Item | None:
-        return self.session.item
-
-    def decision(self, item: Item) -> Judgment | None:
-        return self.session.adjudication(item.query_id, item.doc_id)
-
-    def upcoming(self) -> list[Item]:
-        return self.session.upcoming(PREFETCH)
-
     def refresh_panels(self) -> None:
         self.query_one(AssessorsPanel).show_grades(self.session)
         self.query_one(AdjudicationProgress).show_progress(self.session)
@@ -97,40 +91,9 @@ class AdjudicateApp(CampaignApp):
             "u undoes your last adjudication, p goes back through the list, q quits."
         )
 
-    def action_grade(self, grade: int) -> None:
-        self.session.adjudicate(grade)
-        self.show_current()
-
-    def action_skip(self) -> None:
-        self.session.skip()
-        self.show_current()
-
-    def action_undo(self) -> None:
-        if self.session.undo() is None:
-            self.notify("Nothing to undo.", severity="warning")
-            return
-        self.show_current()
-
-    def action_next(self) -> None:
-        if not self.session.next():
-            self.notify("This is the last disagreement.")
-        self.show_current()
-
-    def action_previous(self) -> None:
-        if not self.session.previous():
-            self.notify("This is the first disagreement.")
-        self.show_current()
-
-    def action_note(self) -> None:
-        item = self.session.item
-        current = self.session.notes.get((item.query_id, item.doc_id), "") if item else ""
-
-        def save(text: str | None) -> None:
-            if text is not None and item is not None and item == self.session.item:
-                self.session.note(text)
-                self.refresh_panels()
-
-        self.push_screen(NoteScreen(current), save)
+    def note_saved(self) -> None:
+        """The pending note shows in the assessors panel (it is saved with the next grade)."""
+        self.refresh_panels()
 
 
 #: Adjudication has no "unrateable": an adjudicator settles a grade or leaves the item for later.

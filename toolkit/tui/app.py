@@ -1,15 +1,16 @@
 """``trec-toolkit judge``: the Textual app in which an assessor grades a campaign's documents.
 
-The app is a thin shell over :class:`~toolkit.tui.session.JudgingSession`: every action handler is a call
-into the session (which writes the store *before* the cursor moves) followed by a redraw. Documents are
+The app is a thin shell over :class:`~toolkit.judging.session.JudgingSession`: every action handler is a
+call into the session (which writes the store *before* the cursor moves) followed by a redraw. Documents are
 read from the store in a thread worker with its own connection and kept in a small cache, and the next
 few documents are prefetched, so a key press never waits on the database for the next document.
 
 Blindness (DESIGN §8): nothing here reads provenance, run names, ranks or other assessors' judgments;
 the session only knows this assessor's queue and decisions.
 
-``CampaignApp`` holds what judging and adjudication share (document fetching, find, guidelines, help);
-``JudgeApp`` and ``toolkit.tui.adjudicate.AdjudicateApp`` add their side panels and actions.
+``CampaignApp`` holds what judging and adjudication share (document fetching, find, guidelines, help, and
+the actions both sessions answer: grade, skip, undo, next, previous, note); ``JudgeApp`` and
+``toolkit.tui.adjudicate.AdjudicateApp`` add their session, side panels and texts.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
 from toolkit.judging.records import Document, Item, Judgment
+from toolkit.judging.session import JudgingSession, Session
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.keymap import ACTIONS, default_grade_key, grade_id, short_label
 from toolkit.tui.screens import DoneScreen, FindScreen, NoteScreen, TextScreen, guidelines_page, help_table
-from toolkit.tui.session import JudgingSession
 from toolkit.tui.widgets import (
     DocumentView,
     GradePanel,
@@ -119,26 +120,36 @@ class CampaignApp(App[None]):
 
     # -- hooks for the subclasses -------------------------------------------------------------------
 
+    #: The session behind the screen (set by the subclass): every action is one call into it.
+    session: Session
+
+    #: Title of the screen shown when nothing is left.
+    DONE_TITLE = "Queue done"
+    #: What ``n`` at the end and ``p`` at the start of the list say.
+    LAST_MESSAGE = "This is the last item of your queue."
+    FIRST_MESSAGE = "This is the first item of your queue."
+
     def side_panels(self) -> list[Widget]:
         return []
 
     def current_item(self) -> Item | None:
-        raise NotImplementedError
+        return self.session.item
 
     def decision(self, item: Item) -> Judgment | None:
-        return None
+        return self.session.decision(item)
 
     def upcoming(self) -> list[Item]:
-        return []
+        return self.session.upcoming(PREFETCH)
 
     def refresh_panels(self) -> None:
         """Redraw the side panels that change with every action (progress, …)."""
 
+    def note_saved(self) -> None:
+        """Redraw after a note was saved (the note shows with the document unless a subclass says otherwise)."""
+        self.show_current()
+
     def done_summary(self) -> str:
         return "Nothing left to do."
-
-    #: Title of the screen shown when nothing is left.
-    DONE_TITLE = "Queue done"
 
     def document_shown(self) -> None:
         """The current document has just been displayed."""
@@ -268,7 +279,41 @@ class CampaignApp(App[None]):
             else:
                 self._prerender(cached[1])
 
-    # -- shared actions -----------------------------------------------------------------------------
+    # -- shared actions (one call into the session, then redraw) -----------------------------------------
+
+    def action_grade(self, grade: int) -> None:
+        self.session.grade(grade)
+        self.show_current()
+
+    def action_skip(self) -> None:
+        self.session.skip()
+        self.show_current()
+
+    def action_undo(self) -> None:
+        if self.session.undo() is None:
+            self.notify("Nothing to undo.", severity="warning")
+            return
+        self.show_current()
+
+    def action_next(self) -> None:
+        if not self.session.next():
+            self.notify(self.LAST_MESSAGE)
+        self.show_current()
+
+    def action_previous(self) -> None:
+        if not self.session.previous():
+            self.notify(self.FIRST_MESSAGE)
+        self.show_current()
+
+    def action_note(self) -> None:
+        item = self.session.item
+
+        def save(text: str | None) -> None:
+            if text is not None and item is not None and item == self.session.item:
+                self.session.note(text)
+                self.note_saved()
+
+        self.push_screen(NoteScreen(self.session.note_text()), save)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if isinstance(self.screen, ModalScreen) and action in OUR_ACTIONS:
@@ -310,6 +355,7 @@ class JudgeApp(CampaignApp):
     """Grade one assessor's queue; build it with :func:`judge_app` (the bindings depend on the scale)."""
 
     TITLE = "trec-toolkit judge"
+    session: JudgingSession
 
     def __init__(
         self,
@@ -327,15 +373,6 @@ class JudgeApp(CampaignApp):
     def side_panels(self) -> list[Widget]:
         return [ProgressPanel(id="progress", classes="panel")]
 
-    def current_item(self) -> Item | None:
-        return self.session.item
-
-    def decision(self, item: Item) -> Judgment | None:
-        return self.session.decision(item)
-
-    def upcoming(self) -> list[Item]:
-        return self.session.upcoming(PREFETCH)
-
     def document_shown(self) -> None:
         self.session.shown()
 
@@ -350,46 +387,11 @@ class JudgeApp(CampaignApp):
             "u undoes your last decision, p goes back through the queue."
         )
 
-    # -- actions (one call into the session, then redraw) ---------------------------------------------
-
-    def action_grade(self, grade: int) -> None:
-        self.session.judge(grade)
-        self.show_current()
-
-    def action_skip(self) -> None:
-        self.session.skip()
-        self.show_current()
+    # -- the one action only judging has --------------------------------------------------------------
 
     def action_unrateable(self) -> None:
         self.session.unrateable()
         self.show_current()
-
-    def action_undo(self) -> None:
-        if self.session.undo() is None:
-            self.notify("Nothing to undo.", severity="warning")
-            return
-        self.show_current()
-
-    def action_next(self) -> None:
-        if not self.session.next():
-            self.notify("This is the last item of your queue.")
-        self.show_current()
-
-    def action_previous(self) -> None:
-        if not self.session.previous():
-            self.notify("This is the first item of your queue.")
-        self.show_current()
-
-    def action_note(self) -> None:
-        item = self.session.item
-        decision = self.session.decision(item) if item else None
-
-        def save(text: str | None) -> None:
-            if text is not None and item is not None and item == self.session.item:
-                self.session.note(text)
-                self.show_current()
-
-        self.push_screen(NoteScreen((decision.note or "") if decision else ""), save)
 
 
 def judge_app(path: str | Path, assessor: str, **options: Any) -> JudgeApp:

@@ -1,7 +1,8 @@
 """The organiser's screen (``trec-toolkit progress CAMPAIGN`` / ``judge CAMPAIGN --progress``).
 
-Per assessor and topic: assigned, judged, skipped, unrateable, remaining and median time per judgment; live
-Cohen's kappa for every pair of assessors on what both have graded so far; the stale items. The report is
+Per assessor and topic: assigned, judged, skipped, unrateable, remaining and median time per judgment
+(``toolkit.judging.progress``); live Cohen's kappa for every pair of assessors on what both have graded so far
+(``toolkit.agreement.judgments.pair_kappas``); the stale items. The report is
 recomputed in a thread worker (with its own connection) every few seconds, so assessors judging into the same
 file are never blocked and the screen never freezes.
 
@@ -19,8 +20,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
+from toolkit.agreement.judgments import PairKappa, pair_kappas
+from toolkit.judging.progress import ProgressReport, progress_report
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.organiser import OrganiserReport, organiser_report
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 
@@ -46,7 +48,8 @@ class ProgressApp(App[None]):
         self.interval = interval
         self.show_times = show_times
         self.sub_title = self.path.stem
-        self.report: OrganiserReport | None = None
+        self.report: ProgressReport | None = None
+        self.pairs: tuple[PairKappa, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -80,11 +83,12 @@ class ProgressApp(App[None]):
     @work(thread=True, exclusive=True, group="report")
     def compute(self) -> None:
         with CampaignStore.open(self.path) as store:
-            report = organiser_report(store)
-        self.call_from_thread(self.show_report, report)
+            report = progress_report(store)
+            pairs = tuple(pair_kappas(store))
+        self.call_from_thread(self.show_report, report, pairs)
 
-    def show_report(self, report: OrganiserReport) -> None:
-        self.report = report
+    def show_report(self, report: ProgressReport, pairs: tuple[PairKappa, ...]) -> None:
+        self.report, self.pairs = report, pairs
         times = self.show_times
         totals = self.query_one("#totals", DataTable)
         totals.clear()
@@ -98,10 +102,10 @@ class ProgressApp(App[None]):
                 t.remaining,
                 seconds(t.median_ms) if times else "",
             )
-        pairs = self.query_one("#pairs", DataTable)
-        pairs.clear()
-        for p in report.pairs:
-            pairs.add_row(
+        table = self.query_one("#pairs", DataTable)
+        table.clear()
+        for p in pairs:
+            table.add_row(
                 p.a, p.b, p.n, f"{p.kappa:.3f}" if p.kappa is not None else f"undefined: {p.reason}"
             )
         topics = self.query_one("#topics", DataTable)

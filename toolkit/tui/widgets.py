@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from toolkit.judging.records import CampaignTopic, Document, Item, Judgment
-from toolkit.tui.session import SessionProgress
+from toolkit.judging.session import SessionProgress
 
 #: Words too common to be worth highlighting.
 STOPWORDS = frozenset(

@@ -11,6 +11,7 @@ buggy caller cannot rewrite history (DESIGN §5 "Nothing is lost").
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from toolkit.errors import StoreError
@@ -90,7 +91,7 @@ def connect(path: Path) -> sqlite3.Connection:
             str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
         )
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        _set_wal(conn)
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
@@ -100,12 +101,32 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _set_wal(conn: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode = WAL``, waiting out another process that is creating the same file.
+
+    Switching a new file to WAL needs an exclusive lock, and SQLite reports "database is locked" at once
+    (without the busy handler) while another connection holds the file in its first transaction.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def migrate(conn: sqlite3.Connection, path: Path, *, new: bool) -> None:
     """Bring the schema to ``SCHEMA_VERSION``; refuse foreign or newer files."""
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+        # One statement, so one snapshot: another process may be creating the file at this very moment.
+        version, app_id, tables = conn.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version), "
+            "(SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_master)"
+        ).fetchone()
+        has_tables = tables > 0
     except sqlite3.DatabaseError as exc:
         raise StoreError(
             f"{path}: not a campaign database ({exc}); pass the .sqlite file `pool` created"

@@ -8,16 +8,19 @@ action) before the cursor moves.
 
 from __future__ import annotations
 
+from toolkit.judging.disagreements import disagreements
 from toolkit.judging.records import Disagreement, Item, Judgment
 from toolkit.judging.store import CampaignStore
 
 
 class AdjudicationSession:
+    """The adjudicator's walk: a ``toolkit.judging.session.Session`` over the disagreements."""
+
     def __init__(self, store: CampaignStore, adjudicator: str, *, include_done: bool = False) -> None:
         self.store = store
         self.adjudicator = adjudicator
         self.grades = store.grades()
-        everything = store.disagreements()
+        everything = disagreements(store)
         self.items: list[Disagreement] = [d for d in everything if include_done or d.adjudicated is None]
         self._index = {(d.query_id, d.doc_id): i for i, d in enumerate(self.items)}
         adjudications = store.adjudications()
@@ -42,6 +45,15 @@ class AdjudicationSession:
     def adjudication(self, query_id: str, doc_id: str) -> Judgment | None:
         return self.decided.get((query_id, doc_id))
 
+    def decision(self, item: Item) -> Judgment | None:
+        """The current adjudication of ``item`` (shown with the document)."""
+        return self.adjudication(item.query_id, item.doc_id)
+
+    def note_text(self) -> str:
+        """The note waiting to go with the next adjudication of the item under the cursor."""
+        d = self.disagreement
+        return self.notes.get((d.query_id, d.doc_id), "") if d is not None else ""
+
     def upcoming(self, count: int) -> list[Item]:
         if self.cursor is None:
             return []
@@ -53,6 +65,9 @@ class AdjudicationSession:
     @property
     def done_count(self) -> int:
         return len(self.decided)
+
+    def grade(self, grade: int) -> None:
+        self.adjudicate(grade)
 
     def adjudicate(self, grade: int) -> None:
         d = self.disagreement

@@ -1,12 +1,14 @@
 """One assessor's judging session: the queue, the cursor, and what each key does to the store.
 
 This is the logic behind the judging screen, kept free of Textual so that it can be tested (and reasoned
-about) without a terminal: the app's action handlers are one-line calls into a ``JudgingSession``.
+about) without a terminal: the app's action handlers are one-line calls into a ``Session`` — this
+``JudgingSession``, or the adjudicator's ``toolkit.judging.adjudication.AdjudicationSession``.
 
-Order of work: the queue is the store's seeded, blind presentation order. After every decision the cursor
-moves to the next item, after the current one, that has no current decision; skipped items come back only
-once every unseen item has been dealt with (a skip is "not now", never a grade). The store is written
-*before* the cursor moves, so whatever the screen shows next, the previous judgment is already durable.
+Order of work: the queue is the store's seeded, blind presentation order, and the cursor follows the
+queue's resume order (``toolkit.judging.queue``): after every decision it moves to the next item, after the
+current one, that has no current decision; skipped items come back only once every unseen item has been
+dealt with (a skip is "not now", never a grade). The store is written *before* the cursor moves, so
+whatever the screen shows next, the previous judgment is already durable.
 """
 
 from __future__ import annotations
@@ -17,13 +19,44 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from toolkit.errors import StoreError
+from toolkit.judging.queue import SETTLED, item_status, next_index
 from toolkit.judging.records import CampaignTopic, Item, Judgment
 from toolkit.judging.store import CampaignStore
 
-#: Decisions that settle an item for its assessor (a skip does not: the item comes back later).
-SETTLED = frozenset({"judge", "unrateable"})
+
+class Session(Protocol):
+    """What a judging screen asks of its session; every action writes the store before the cursor moves."""
+
+    @property
+    def item(self) -> Item | None:
+        """The item under the cursor; None when nothing is left."""
+
+    def decision(self, item: Item) -> Judgment | None:
+        """The decision to show with ``item`` (this user's own)."""
+
+    def upcoming(self, count: int) -> list[Item]:
+        """The items most likely to be shown next, for prefetching their documents."""
+
+    def grade(self, grade: int) -> None: ...
+
+    def skip(self) -> None: ...
+
+    def undo(self) -> Item | None:
+        """Cancel the latest decision and go back to its item; None when there is nothing to undo."""
+
+    def next(self) -> bool:
+        """Move on in list order; False at the end."""
+
+    def previous(self) -> bool:
+        """Move back in list order; False at the start."""
+
+    def note_text(self) -> str:
+        """The note the note dialog starts from, for the item under the cursor."""
+
+    def note(self, text: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -92,7 +125,7 @@ class JudgingSession:
         for it in self.queue:
             self._counts.setdefault(it.query_id, Counter())[self.status(it)] += 1
         self.last_ms: int | None = None
-        # Resume where the assessor stopped: the store's own rule (first undecided, then first skipped).
+        # Resume where the assessor stopped: the queue's rule (first undecided, then first skipped).
         self.cursor: int | None = self._find_next(-1)
         self._shown_at = clock()
 
@@ -123,7 +156,15 @@ class JudgingSession:
         """The current document has just been displayed: start its judging clock."""
         self._shown_at = self._clock()
 
+    def note_text(self) -> str:
+        item = self.item
+        decision = self.decision(item) if item is not None else None
+        return (decision.note or "") if decision else ""
+
     # -- actions ----------------------------------------------------------------------------------
+
+    def grade(self, grade: int) -> None:
+        self.judge(grade)
 
     def judge(self, grade: int) -> None:
         if grade not in self.grades:
@@ -207,27 +248,12 @@ class JudgingSession:
             counts[self.status(item)] += 1
 
     def status(self, item: Item) -> str:
-        """``todo``, ``skip``, ``judge`` or ``unrateable`` — the store's rule: a stale item judged on the
-        old text is ``todo`` again."""
-        current = self.decisions.get((item.query_id, item.doc_id))
-        if current is None:
-            return "todo"
-        if item.stale and current.action != "skip" and current.content_hash != self._hashes.get(item.doc_id):
-            return "todo"
-        return current.action
+        """``todo``, ``skip``, ``judge`` or ``unrateable`` (``toolkit.judging.queue.item_status``)."""
+        return item_status(item, self.decisions.get((item.query_id, item.doc_id)), self._hashes)
 
     def _find_next(self, after: int) -> int | None:
-        """The next unseen item after ``after`` (wrapping), else the next skipped one, else None."""
-        n = len(self.queue)
-        skipped: int | None = None
-        for k in range(1, n + 1):
-            i = (after + k) % n
-            status = self.status(self.queue[i])
-            if status == "todo":
-                return i
-            if status == "skip" and skipped is None:
-                skipped = i
-        return skipped
+        """The queue's resume order from ``after`` (``toolkit.judging.queue.next_index``)."""
+        return next_index(len(self.queue), lambda i: self.status(self.queue[i]), after)
 
     def tally(self, query_id: str | None = None) -> Tally:
         if query_id is None:
