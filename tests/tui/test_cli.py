@@ -98,23 +98,3 @@ def test_a_keymap_that_binds_one_key_twice_is_refused(tmp_path: Path) -> None:
         "skip": "1",
         "grade-1": "f",
     }
-
-
-def test_guidelines_come_from_the_option_then_the_campaign_then_toolkit_toml(tmp_path: Path) -> None:
-    from toolkit.cli.judge import read_guidelines
-    from toolkit.errors import UsageError
-
-    own = tmp_path / "mine.md"
-    own.write_text("mine")
-    configured = tmp_path / "judging" / "guidelines.md"
-    configured.parent.mkdir()
-    configured.write_text("configured")
-    config = {"judge": {"guidelines": "judging/guidelines.md"}}
-    assert read_guidelines(own, {"guidelines": "campaign"}, config, tmp_path) == "mine"
-    assert read_guidelines(None, {"guidelines": "campaign"}, config, tmp_path) == "campaign"
-    assert read_guidelines(None, {}, config, tmp_path) == "configured"
-    assert read_guidelines(None, {}, {}, tmp_path) is None
-    with pytest.raises(
-        UsageError, match="nope.md: cannot read the guidelines \\(No such file or directory\\)"
-    ):
-        read_guidelines(tmp_path / "nope.md", {}, {}, tmp_path)

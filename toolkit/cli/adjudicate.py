@@ -39,7 +39,7 @@ def command(
     Example:
       trec-toolkit adjudicate judging/example.sqlite --adjudicator carol
     """
-    from toolkit.cli.judge import read_guidelines
+    from toolkit.judging.guidelines import read_guidelines
     from toolkit.judging.store import CampaignStore
     from toolkit.tui.keymap import load_keymap
     from toolkit.workspace import load_workspace

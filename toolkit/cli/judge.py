@@ -9,24 +9,6 @@ import click
 from toolkit.errors import UsageError
 
 
-def read_guidelines(
-    path: Path | None, store_meta: dict[str, str], config: dict[str, object], root: Path
-) -> str | None:
-    """The guidelines text: ``--guidelines FILE``, else the campaign's own, else ``[judge] guidelines``."""
-    if path is None:
-        if store_meta.get("guidelines"):
-            return store_meta["guidelines"]
-        judge = config.get("judge")
-        configured = judge.get("guidelines") if isinstance(judge, dict) else None
-        if not configured:
-            return None
-        path = root / str(configured)
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the guidelines ({exc.strerror})") from None
-
-
 @click.command()
 @click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--assessor", "-a", help="Your assessor name, as given to `assign`.")
@@ -67,6 +49,7 @@ def command(
       trec-toolkit judge judging/example.sqlite --assessor alice
       trec-toolkit judge judging/example.sqlite --progress        # the organiser's view
     """
+    from toolkit.judging.guidelines import read_guidelines
     from toolkit.judging.store import CampaignStore
     from toolkit.tui.keymap import load_keymap
     from toolkit.workspace import load_workspace

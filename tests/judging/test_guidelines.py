@@ -1,0 +1,27 @@
+"""The guidelines the judging screens show: the option, else the campaign's own, else toolkit.toml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.errors import UsageError
+from toolkit.judging.guidelines import read_guidelines
+
+
+def test_guidelines_come_from_the_option_then_the_campaign_then_toolkit_toml(tmp_path: Path) -> None:
+    own = tmp_path / "mine.md"
+    own.write_text("mine")
+    configured = tmp_path / "judging" / "guidelines.md"
+    configured.parent.mkdir()
+    configured.write_text("configured")
+    config = {"judge": {"guidelines": "judging/guidelines.md"}}
+    assert read_guidelines(own, {"guidelines": "campaign"}, config, tmp_path) == "mine"
+    assert read_guidelines(None, {"guidelines": "campaign"}, config, tmp_path) == "campaign"
+    assert read_guidelines(None, {}, config, tmp_path) == "configured"
+    assert read_guidelines(None, {}, {}, tmp_path) is None
+    with pytest.raises(
+        UsageError, match="nope.md: cannot read the guidelines \\(No such file or directory\\)"
+    ):
+        read_guidelines(tmp_path / "nope.md", {}, {}, tmp_path)

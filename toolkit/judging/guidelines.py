@@ -1,0 +1,31 @@
+"""Which assessor guidelines the judging screens show (``g``): one precedence rule for judge and adjudicate.
+
+``--guidelines FILE`` first; else the campaign's own (the topic set's description, stored by ``pool`` in the
+campaign's metadata, so every assessor of a campaign reads the same text wherever they run from); else ``[judge] guidelines`` in
+``toolkit.toml``, relative to the workspace; else none (the screen shows the grade scale only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from toolkit.errors import UsageError
+
+
+def read_guidelines(
+    path: Path | None, store_meta: Mapping[str, str], config: Mapping[str, object], root: Path
+) -> str | None:
+    """The guidelines text: ``--guidelines FILE``, else the campaign's own, else ``[judge] guidelines``."""
+    if path is None:
+        if store_meta.get("guidelines"):
+            return store_meta["guidelines"]
+        judge = config.get("judge")
+        configured = judge.get("guidelines") if isinstance(judge, dict) else None
+        if not configured:
+            return None
+        path = root / str(configured)
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the guidelines ({exc.strerror})") from None
