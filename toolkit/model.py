@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 #: The query classes of DESIGN §6 and their default measures (a topic set may override them).
 CLASS_MEASURES: dict[str, tuple[str, ...]] = {
@@ -69,7 +70,11 @@ class Preference:
 
 @dataclass(frozen=True)
 class Topic:
-    """One query with its id, text, class and optional truth."""
+    """One query with its id, text, class and optional truth.
+
+    ``metadata`` keeps the fields a topic format carries beyond these (TIPSTER ``<con>`` concepts, Web-track
+    subtopics, extra JSONL keys), so that reading a topic set loses nothing.
+    """
 
     query_id: str
     query: str
@@ -79,6 +84,7 @@ class Topic:
     truth: tuple[TruthPattern, ...] = ()
     preferences: tuple[Preference, ...] = ()
     measures: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def grade(self, doc_id: str) -> int | None:
         """The regex-truth grade of a doc: the highest grade of all matching patterns, None if none match."""

@@ -1,6 +1,6 @@
-"""Topic sets: TOML (the rich format), TSV, TREC SGML topics and JSONL.
+"""Topic sets: TOML (the rich format), TSV, TREC SGML, Web-track XML and JSONL.
 
-The TOML schema (documented in the README):
+The TOML schema (documented in docs/formats.md):
 
 ```toml
 [topicset]                 # optional
@@ -24,9 +24,11 @@ truth = ['^pydoc://collections\\.OrderedDict$']            # regex(es) on doc id
 # truth = [{ pattern = '…', grade = 2 }, { pattern = '…', grade = 1 }]   # … or with grades
 prefer = [{ modern = '^pydoc://subprocess$', legacy = '^pydoc://os\\.system$' }]  # class deprecation
 measures = ["RR@10"]       # optional per-topic override
+metadata = { source = "…" }  # optional: anything else worth keeping with the topic
 ```
 
-Every regex is compiled at load and all bad ones are reported in one error.
+Every regex is compiled at load and all bad ones are reported in one error. The other formats map their fields
+onto the same keys (``topic_spec``) and keep whatever else they carry in ``Topic.metadata``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +45,20 @@ from toolkit.errors import FormatError
 from toolkit.formats.textfile import decode_text, iter_data_lines, read_bytes
 from toolkit.model import CLASS_MEASURES, DEFAULT_GRADES, Preference, Topic, TopicSet, TruthPattern
 
-TOPIC_KEYS = {"id", "query", "class", "description", "narrative", "truth", "prefer", "measures"}
+TOPIC_KEYS = {"id", "query", "class", "description", "narrative", "truth", "prefer", "measures", "metadata"}
+
+#: Field names that carry a topic's id, and its query text, in the formats people hold (first present wins).
+ID_KEYS = ("id", "query_id", "qid")
+TEXT_KEYS = ("query", "text", "title")
+
+Spec = tuple[int | None, dict[str, Any]]
 
 
 def read_topics(path: str | Path) -> TopicSet:
-    """Read a topic set, choosing the format by extension (``.toml``, ``.tsv``, ``.jsonl``, else TREC SGML)."""
+    """Read a topic set by extension (``.toml``, ``.tsv``, ``.jsonl``, ``.xml``), else by content (TREC SGML
+    ``<top>`` blocks or Web-track XML ``<topic>`` elements)."""
+    from toolkit.formats import trec_topics
+
     raw = read_bytes(path)
     text = decode_text(path, raw)
     name = Path(path).name
@@ -62,10 +73,63 @@ def read_topics(path: str | Path) -> TopicSet:
         specs = list(_tsv_specs(path, text))
     elif suffix in (".jsonl", ".ndjson"):
         specs = list(_jsonl_specs(path, text))
+    elif suffix == ".xml" or (not trec_topics.looks_like_sgml(text) and trec_topics.looks_like_xml(text)):
+        specs = list(trec_topics.xml_specs(path, text))
+    elif not trec_topics.looks_like_sgml(text) and "\t" in text:
+        raise FormatError(
+            path,
+            None,
+            "no <top> blocks, but tab-separated lines: name the file .tsv to read it as TSV topics",
+        )
     else:
-        specs = list(_sgml_specs(path, text))
-    topics = _build(path, specs, set(CLASS_MEASURES))
-    return TopicSet(topics=topics, name=stem, path=str(path), sha256=sha)
+        specs = list(trec_topics.sgml_specs(path, text))
+    return topics_from_specs(path, specs, name=stem, sha256=sha)
+
+
+def topics_from_specs(
+    where: str | Path, specs: list[Spec], *, name: str, sha256: str | None = None, path: str | None = None
+) -> TopicSet:
+    """A validated ``TopicSet`` from ``(line, spec)`` pairs; ``where`` names the source in errors."""
+    topics = _build(where, specs, set(CLASS_MEASURES))
+    return TopicSet(topics=topics, name=name, path=str(where) if path is None else path, sha256=sha256)
+
+
+def topic_spec(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """One topic's spec from a record of named fields (a JSONL object, a TSV row under a header, a DataFrame
+    row, an ir_datasets query): the id is the first of ``id``/``query_id``/``qid``, the query the first
+    non-empty ``query``/``text``/``title``; TOML topic keys keep their meaning and every other non-empty field
+    goes to ``metadata``, so nothing is lost."""
+    rest = {str(k): v for k, v in fields.items()}
+    spec: dict[str, Any] = {}
+    for key in ID_KEYS:
+        if key in rest:
+            spec["id"] = rest.pop(key)
+            break
+    for key in TEXT_KEYS:
+        value = rest.get(key)
+        if isinstance(value, str) and value.strip():
+            spec["query"] = rest.pop(key)
+            break
+    for key in TOPIC_KEYS - {"id", "query", "metadata"}:
+        if key in rest:
+            spec[key] = rest.pop(key)
+    metadata = rest.pop("metadata", None)
+    spec["metadata"] = dict(metadata) if isinstance(metadata, Mapping) else {}
+    if metadata is not None and not isinstance(metadata, Mapping):
+        spec["metadata"]["metadata"] = metadata
+    for key, value in rest.items():
+        if value is not None and value != "":
+            spec["metadata"][key] = _plain(value)
+    return spec
+
+
+def _plain(value: Any) -> Any:
+    """Namedtuples (ir_datasets subtopics) as dicts, tuples as lists: metadata that prints and serialises."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 # --------------------------------------------------------------------------- TOML
@@ -95,7 +159,7 @@ def _from_toml(path: str | Path, text: str, stem: str, sha: str) -> TopicSet:
     raw_topics = data.get("topic")
     if not isinstance(raw_topics, list) or not raw_topics:
         raise FormatError(path, None, "no topics; add [[topic]] tables with id and query")
-    specs: list[tuple[int | None, dict[str, Any]]] = []
+    specs: list[Spec] = []
     for index, item in enumerate(raw_topics, start=1):
         if not isinstance(item, dict):
             raise FormatError(path, None, f"topic #{index} must be a table")
@@ -128,21 +192,83 @@ def _grades(path: str | Path, raw: Any) -> dict[int, str]:
     return dict(sorted(grades.items()))
 
 
-# --------------------------------------------------------------------------- TSV / JSONL / SGML
+# --------------------------------------------------------------------------- TSV / JSONL
+
+#: Header cells that name a topic id column, and a query text column (compared in lower case).
+_TSV_ID_HEADERS = {"query_id", "qid", "id", "q_id", "topic_id"}
+_TSV_TEXT_HEADERS = {"query", "text", "title"}
 
 
-def _tsv_specs(path: str | Path, text: str) -> Iterable[tuple[int | None, dict[str, Any]]]:
-    for number, line in iter_data_lines(path, text):
-        parts = line.split("\t")
-        if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
-            raise FormatError(path, number, "expected query_id<TAB>text")
-        yield number, {"id": parts[0].strip(), "query": "\t".join(parts[1:]).strip()}
+def _tsv_specs(path: str | Path, text: str) -> Iterable[Spec]:
+    """``query_id<TAB>text`` lines, or a table under a header row (``qid<TAB>query``, as pandas writes it).
+
+    A header is recognised by its cells: an id column name (``query_id``, ``qid``, ``id``, ``q_id``,
+    ``topic_id``) and a text column name (``query``, ``text``, ``title``); an empty first cell is a pandas
+    index column and is dropped. A first line that names only one of the two is refused rather than read as a
+    topic (it would score 0 and pull every mean down).
+    """
+    lines = _tsv_lines(text)
+    header: list[str] | None = None
+    skip_first = False
+    for number, line in lines:
+        header, skip_first = _tsv_header(path, number, [c.strip() for c in line.split("\t")])
+        if header is None:
+            yield _tsv_plain(path, number, line)
+        break
+    for number, line in lines:
+        if header is None:
+            yield _tsv_plain(path, number, line)
+            continue
+        cells = [c.strip() for c in line.split("\t")]
+        if skip_first:
+            cells = cells[1:]
+        if len(cells) != len(header):
+            raise FormatError(
+                path,
+                number,
+                f"expected {len(header)} tab-separated columns under the header ({' '.join(header)}), "
+                f"found {len(cells)}",
+            )
+        yield number, topic_spec(dict(zip(header, cells, strict=True)))
 
 
-_JSON_ALIASES = {"query_id": "id", "qid": "id", "text": "query", "title": "query"}
+def _tsv_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Non-blank, non-comment lines, keeping leading and trailing tabs (empty cells count under a header)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            yield number, line.strip(" \r\n")
 
 
-def _jsonl_specs(path: str | Path, text: str) -> Iterable[tuple[int | None, dict[str, Any]]]:
+def _tsv_header(path: str | Path, number: int, cells: list[str]) -> tuple[list[str] | None, bool]:
+    names = [c.lower() for c in cells]
+    skip_first = len(names) > 2 and names[0] == "" and names[1] in _TSV_ID_HEADERS
+    if skip_first:
+        names = names[1:]
+    has_id = bool(names) and names[0] in _TSV_ID_HEADERS
+    has_text = any(n in _TSV_TEXT_HEADERS for n in names[1:])
+    if has_id and has_text:
+        return names, skip_first
+    if has_id or (len(names) >= 2 and names[1] in _TSV_TEXT_HEADERS):
+        raise FormatError(
+            path,
+            number,
+            f"this looks like a header row ({' '.join(cells)}) but it needs an id column "
+            f"({'/'.join(sorted(_TSV_ID_HEADERS))}) first and a text column (query/text/title); "
+            "rename the columns, or delete the header line",
+        )
+    return None, False
+
+
+def _tsv_plain(path: str | Path, number: int, line: str) -> Spec:
+    parts = line.split("\t")
+    if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
+        raise FormatError(path, number, "expected query_id<TAB>text")
+    return number, {"id": parts[0].strip(), "query": "\t".join(parts[1:]).strip()}
+
+
+def _jsonl_specs(path: str | Path, text: str) -> Iterable[Spec]:
+    """One object a line; ``ir_datasets export DATASET queries --format jsonl`` output reads as is."""
     for number, line in iter_data_lines(path, text):
         try:
             obj = json.loads(line)
@@ -152,30 +278,7 @@ def _jsonl_specs(path: str | Path, text: str) -> Iterable[tuple[int | None, dict
             ) from None
         if not isinstance(obj, dict):
             raise FormatError(path, number, 'expected a JSON object like {"id": "q1", "query": "…"}')
-        spec: dict[str, Any] = {_JSON_ALIASES.get(str(k), str(k)): v for k, v in obj.items()}
-        yield number, spec
-
-
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
-_FIELD = re.compile(r"<(num|title|desc|narr)>(.*?)(?=<(?:num|title|desc|narr)>|\Z)", re.S | re.I)
-
-
-def _sgml_specs(path: str | Path, text: str) -> Iterable[tuple[int | None, dict[str, Any]]]:
-    blocks = list(_TOP.finditer(text))
-    if not blocks:
-        raise FormatError(
-            path, None, "no <top> … </top> blocks found; expected TREC topics (or use .toml/.tsv/.jsonl)"
-        )
-    for block in blocks:
-        line = text.count("\n", 0, block.start()) + 1
-        fields = {m.group(1).lower(): " ".join(m.group(2).split()) for m in _FIELD.finditer(block.group(1))}
-        num = re.sub(r"^Number:\s*", "", fields.get("num", ""), flags=re.I).strip()
-        desc = re.sub(r"^Description:\s*", "", fields.get("desc", ""), flags=re.I).strip()
-        narr = re.sub(r"^Narrative:\s*", "", fields.get("narr", ""), flags=re.I).strip()
-        title = re.sub(r"^Topic:\s*", "", fields.get("title", ""), flags=re.I).strip()
-        if not num:
-            raise FormatError(path, line, "topic without <num> Number: …")
-        yield line, {"id": num, "query": title, "description": desc, "narrative": narr}
+        yield number, topic_spec(obj)
 
 
 # --------------------------------------------------------------------------- validation
@@ -185,9 +288,7 @@ def _where(spec: Mapping[str, Any]) -> str:
     return f"topic #{spec['_index']}" if "_index" in spec else "topic"
 
 
-def _build(
-    path: str | Path, specs: list[tuple[int | None, dict[str, Any]]], classes: set[str]
-) -> tuple[Topic, ...]:
+def _build(path: str | Path, specs: list[Spec], classes: set[str]) -> tuple[Topic, ...]:
     """Validate topic specs; collect every bad regex before raising one error that lists them all."""
     if not specs:
         raise FormatError(path, None, "no topics found")
@@ -202,7 +303,7 @@ def _build(
             )
         raw_id = spec.get("id")
         if raw_id is None or isinstance(raw_id, bool) or str(raw_id).strip() == "":
-            raise FormatError(path, line, f"{_where(spec)}: missing id")
+            raise FormatError(path, line, f"{_where(spec)}: missing id ({', '.join(ID_KEYS)})")
         query_id = str(raw_id).strip()
         if any(c.isspace() for c in query_id):
             raise FormatError(
@@ -213,7 +314,7 @@ def _build(
         seen[query_id] = line
         query = spec.get("query")
         if not isinstance(query, str) or not query.strip():
-            raise FormatError(path, line, f"topic {query_id!r}: missing query text")
+            raise FormatError(path, line, f"topic {query_id!r}: missing query text ({', '.join(TEXT_KEYS)})")
         cls = spec.get("class")
         if cls is not None and cls not in classes:
             raise FormatError(
@@ -232,6 +333,9 @@ def _build(
         measures = spec.get("measures", [])
         if not isinstance(measures, list):
             raise FormatError(path, line, f"topic {query_id!r}: measures must be a list of strings")
+        metadata = spec.get("metadata", {})
+        if not isinstance(metadata, Mapping):
+            raise FormatError(path, line, f"topic {query_id!r}: metadata must be a table of named values")
         topics.append(
             Topic(
                 query_id=query_id,
@@ -242,6 +346,7 @@ def _build(
                 truth=truth,
                 preferences=prefs,
                 measures=tuple(str(m) for m in measures),
+                metadata=dict(metadata),
             )
         )
     if bad_patterns:
