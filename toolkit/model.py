@@ -152,6 +152,9 @@ class Run:
     path: str | None = None
     run_tag: str | None = None
 
+    def __post_init__(self) -> None:
+        _require_mapping(self.results, "Run(results=…)", "{query_id: {doc_id: score}}", "as_run")
+
     @property
     def query_ids(self) -> list[str]:
         return list(self.results)
@@ -178,6 +181,9 @@ class Qrels:
     name: str = "qrels"
     path: str | None = None
 
+    def __post_init__(self) -> None:
+        _require_mapping(self.judgments, "Qrels(judgments=…)", "{query_id: {doc_id: relevance}}", "as_qrels")
+
     @property
     def query_ids(self) -> list[str]:
         return list(self.judgments)
@@ -187,3 +193,13 @@ class Qrels:
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.judgments.values())
+
+
+def _require_mapping(value: object, what: str, shape: str, converter: str) -> None:
+    """Why: iterating a DataFrame yields its column names, so ``Run(results=df)`` used to score a run whose
+    "topics" were ``query_id, doc_id, score`` — every real topic empty, a silent 0.0."""
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"{what} needs a mapping {shape}, got {type(value).__name__}; convert DataFrames, ranx and "
+            f"ir_measures objects with toolkit.formats.interop.{converter}() (evaluate() accepts them directly)"
+        )

@@ -34,7 +34,7 @@ def qrels_option(func: F) -> F:
         "qrels_path",
         required=True,
         type=click.Path(dir_okay=False, path_type=Path),
-        help="TREC qrels file (.gz ok).",
+        help="TREC qrels file (.gz ok) or ir_datasets:DATASET_ID.",
     )(func)
 
 

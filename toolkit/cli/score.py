@@ -13,7 +13,7 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @qrels_option
 @topics_option(
-    "Topic set (.toml/.tsv/.jsonl/TREC): defines the topics that count (default: the qrels' topics)."
+    "Topic set (any topic format, or ir_datasets:ID): defines the topics that count (default: the qrels' topics)."
 )
 @click.option(
     "--measures",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.errors import FormatError
+from toolkit.formats.irds import is_irds, read_irds_qrels
 from toolkit.formats.textfile import atomic_write_text, iter_data_lines
 from toolkit.model import Qrels
 
@@ -21,6 +22,8 @@ def qrels_name(path: str | Path) -> str:
 
 def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     """Read and validate TREC qrels; any defect raises ``FormatError`` naming ``path:line``."""
+    if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
+        return read_irds_qrels(path, name=name)
     judgments: dict[str, dict[str, int]] = {}
     count = 0
     for number, line in iter_data_lines(path):

@@ -1,4 +1,4 @@
-"""Topic sets: TOML (the rich format), TSV, TREC SGML, Web-track XML and JSONL.
+"""Topic sets: TOML (the rich format), TSV, TREC SGML, Web-track XML, JSONL and ``ir_datasets:DATASET_ID``.
 
 The TOML schema (documented in docs/formats.md):
 
@@ -55,8 +55,12 @@ Spec = tuple[int | None, dict[str, Any]]
 
 
 def read_topics(path: str | Path) -> TopicSet:
-    """Read a topic set by extension (``.toml``, ``.tsv``, ``.jsonl``, ``.xml``), else by content (TREC SGML
-    ``<top>`` blocks or Web-track XML ``<topic>`` elements)."""
+    """Read a topic set: ``ir_datasets:DATASET_ID``, else by extension (``.toml``, ``.tsv``, ``.jsonl``,
+    ``.xml``), else by content (TREC SGML ``<top>`` blocks or Web-track XML ``<topic>`` elements)."""
+    from toolkit.formats.irds import is_irds, read_irds_topics
+
+    if is_irds(path):
+        return read_irds_topics(str(path))
     from toolkit.formats import trec_topics
 
     raw = read_bytes(path)

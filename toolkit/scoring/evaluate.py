@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
@@ -142,30 +142,39 @@ def denominator(qrels: Qrels, topics: TopicSet | None) -> tuple[str, ...]:
 
 
 def evaluate(
-    run: Run,
-    qrels: Qrels,
+    run: Run | Any,
+    qrels: Qrels | Any,
     *,
-    topics: TopicSet | None = None,
+    topics: TopicSet | Any | None = None,
     measures: Measure | str | Sequence[Measure | str] | None = None,
 ) -> RunScores:
-    """Score one run (see the module docstring for the denominator rules); warns about ignored topics."""
+    """Score one run (see the module docstring for the denominator rules); warns about ignored topics.
+
+    ``run``, ``qrels`` and ``topics`` may be anything ``toolkit.formats.interop`` accepts: paths, DataFrames,
+    pytrec_eval dicts, ranx and ir_measures objects, ir_datasets iterators.
+    """
     return evaluate_many([run], qrels, topics=topics, measures=measures)[0]
 
 
 def evaluate_many(
-    runs: Iterable[Run],
-    qrels: Qrels,
+    runs: Iterable[Run | Any],
+    qrels: Qrels | Any,
     *,
-    topics: TopicSet | None = None,
+    topics: TopicSet | Any | None = None,
     measures: Measure | str | Sequence[Measure | str] | None = None,
 ) -> list[RunScores]:
     """Score several runs on one denominator with one evaluator built for the qrels and reused.
 
     ``measures`` is anything ``parse_measures`` accepts (default: ``default_measures(topics)``); the scores
-    are keyed by each measure's name. Emits a ``ToolkitWarning`` once for topic-set topics missing from the
-    qrels, and once per run counting its ignored topics.
+    are keyed by each measure's name. Inputs are converted by ``toolkit.formats.interop`` (a TypeError names
+    what is accepted). Emits a ``ToolkitWarning`` once for topic-set topics missing from the qrels, and once
+    per run counting its ignored topics.
     """
-    runs = list(runs)
+    from toolkit.formats.interop import as_qrels, as_runs, as_topics
+
+    runs = as_runs(runs)
+    qrels = as_qrels(qrels)
+    topics = None if topics is None else as_topics(topics)
     _check_distinct(runs)
     names = tuple(str(m) for m in resolve_measures(measures, topics))
     query_ids = denominator(qrels, topics)
