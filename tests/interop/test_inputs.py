@@ -120,6 +120,7 @@ def test_topics_from_every_kind(tmp_path: Path) -> None:
     frame = pd.DataFrame({"qid": ["q1", "q2"], "query": ["x", "y"], "query_0": ["x0", "y0"]})
     topics = as_topics(frame)
     assert topics.topics[0].metadata == {"query_0": "x0"}  # PyTerrier's earlier formulation, kept
+    assert topics.path is None and topics.sha256  # no file behind it, but its content has a digest
     scores = evaluate(Run({"q1": RESULTS["q1"]}), Qrels(JUDGMENTS), topics=frame, measures="RR@10")
     assert scores.aggregate["RR@10"] == 0.25 and scores.empty == ("q2",)
 

@@ -167,10 +167,8 @@ def _is_iterable(obj: object) -> bool:
 
 
 def _has_method(obj: object, name: str) -> bool:
-    try:
-        return callable(getattr(obj, name))
-    except Exception:  # ir_datasets' Dataset.__getattr__ raises for components it lacks
-        return False
+    """An ir_datasets dataset (its ``__getattr__`` raises AttributeError for a component it lacks)."""
+    return callable(getattr(obj, name, None))
 
 
 def _describe(obj: object) -> str:
@@ -347,7 +345,9 @@ def qrels_from_records(records: Iterable[Any], *, where: str, name: str) -> Qrel
     return Qrels(judgments=judgments, name=name)
 
 
-def topics_from_records(records: Iterable[Any], *, where: str, name: str) -> TopicSet:
+def topics_from_records(
+    records: Iterable[Any], *, where: str, name: str, path: str | None = None
+) -> TopicSet:
     """Records with a query id and text (ir_datasets ``queries_iter()``; dicts too); other fields → metadata."""
     specs: list[tuple[int | None, dict[str, Any]]] = []
     for index, item in enumerate(records, start=1):
@@ -360,7 +360,7 @@ def topics_from_records(records: Iterable[Any], *, where: str, name: str) -> Top
                 f"{where}: items must be query records (namedtuples or dicts), found {_describe(item)}"
             )
         specs.append((index, _checked_spec(fields, where, index)))
-    return _topic_set(specs, where, name)
+    return _topic_set(specs, where, name, path)
 
 
 def _checked_spec(fields: dict[str, Any], where: str, line: int | None) -> dict[str, Any]:
@@ -386,12 +386,14 @@ def _topics_from_dict(data: Mapping[Any, Any], *, name: str) -> TopicSet:
     return _topic_set(specs, "<dict>", name)
 
 
-def _topic_set(specs: list[tuple[int | None, dict[str, Any]]], where: str, name: str) -> TopicSet:
+def _topic_set(
+    specs: list[tuple[int | None, dict[str, Any]]], where: str, name: str, path: str | None = None
+) -> TopicSet:
     """Validated like a file; the digest (of the specs as sorted JSON) names the content in manifests."""
     digest = hashlib.sha256()
     for _, spec in specs:
         digest.update(json.dumps(spec, sort_keys=True, default=str).encode("utf-8") + b"\n")
-    return topics_from_specs(where, specs, name=name, sha256=digest.hexdigest(), path=where)
+    return topics_from_specs(where, specs, name=name, path=path, sha256=digest.hexdigest())
 
 
 # --------------------------------------------------------------------------- DataFrames

@@ -62,7 +62,7 @@ def read_irds_topics(source: str | Path) -> TopicSet:
 
     dataset = load_dataset(source)
     records = _records(source, dataset, "queries")
-    return topics_from_records(records, where=str(source), name=dataset_id(source))
+    return topics_from_records(records, where=str(source), name=dataset_id(source), path=str(source))
 
 
 def read_irds_qrels(source: str | Path, *, name: str | None = None) -> Qrels:

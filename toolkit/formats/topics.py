@@ -87,15 +87,16 @@ def read_topics(path: str | Path) -> TopicSet:
         )
     else:
         specs = list(trec_topics.sgml_specs(path, text))
-    return topics_from_specs(path, specs, name=stem, sha256=sha)
+    return topics_from_specs(path, specs, name=stem, path=str(path), sha256=sha)
 
 
 def topics_from_specs(
-    where: str | Path, specs: list[Spec], *, name: str, sha256: str | None = None, path: str | None = None
+    where: str | Path, specs: list[Spec], *, name: str, path: str | None, sha256: str | None = None
 ) -> TopicSet:
-    """A validated ``TopicSet`` from ``(line, spec)`` pairs; ``where`` names the source in errors."""
+    """A validated ``TopicSet`` from ``(line, spec)`` pairs; ``where`` names the source in errors, ``path``
+    is recorded (None for a set that came from no file)."""
     topics = _build(where, specs, set(CLASS_MEASURES))
-    return TopicSet(topics=topics, name=name, path=str(where) if path is None else path, sha256=sha256)
+    return TopicSet(topics=topics, name=name, path=path, sha256=sha256)
 
 
 def topic_spec(fields: Mapping[str, Any]) -> dict[str, Any]:
