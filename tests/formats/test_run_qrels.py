@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.errors import FormatError
+from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats import read_qrels, read_run, write_qrels, write_run
 from toolkit.formats.ranked import RankedResults
 from toolkit.formats.run import read_run_lines
@@ -87,12 +87,20 @@ def test_write_run_round_trips_in_trec_order(tmp_path: Path) -> None:
     ("body", "message"),
     [
         ("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.5\n", f"r.run:2: expected 6 columns ({RUN_COLUMNS}), found 5"),
-        ("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.5 t extra\n", f"r.run:2: expected 6 columns ({RUN_COLUMNS}), found 7"),
         (
             "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 high t\n",
-            "r.run:2: expected a numeric score in column 5, found 'high'",
+            "r.run:2: expected a decimal score in column 5, found 'high': not a decimal number (ASCII digits "
+            "with an optional sign, point and exponent)",
         ),
-        ("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 nan t\n", "r.run:2: expected a finite score in column 5, found 'nan'"),
+        (
+            "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 nan t\n",
+            "r.run:2: expected a decimal score in column 5, found 'nan': not a decimal number (ASCII digits "
+            "with an optional sign, point and exponent)",
+        ),
+        (
+            "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 1e400 t\n",
+            "r.run:2: expected a decimal score in column 5, found '1e400': out of range for a double",
+        ),
         (
             "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.5 t\nq1 Q0 a 3 0.2 t\n",
             "r.run:3: duplicate doc 'a' for query 'q1'; each doc may appear once per query",
@@ -102,6 +110,30 @@ def test_write_run_round_trips_in_trec_order(tmp_path: Path) -> None:
 def test_run_errors_name_path_line_and_fix(tmp_path: Path, sep: str, body: str, message: str) -> None:
     path = write(tmp_path, "r.run", body.replace(" ", sep))
     assert error_of(read_run, path) == f"{tmp_path}/{message}"
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_text_after_column_6_is_ignored_with_one_warning(tmp_path: Path, sep: str) -> None:
+    body = "q1 Q0 a 1 1.0 t extra words\nq1 Q0 b 2 0.5 t\nq1 Q0 c 3 0.2 t more\n".replace(" ", sep)
+    path = write(tmp_path, "r.run", body)
+    with pytest.warns(ToolkitWarning) as caught:
+        run = read_run(path)
+    assert [str(w.message) for w in caught] == [
+        f"{path}: 2 line(s) have text after column 6 (first: line 1); it is ignored, as trec_eval ignores "
+        "it (--strict refuses such lines)"
+    ]
+    assert run.ranking("q1") == ["a", "b", "c"] and run.run_tag == "t"
+    assert error_of(lambda p: read_run(p, strict=True), path) == (
+        f"{path}:1: expected 6 columns ({RUN_COLUMNS}), found 8; text after column 6 is refused with "
+        "--strict (trec_eval ignores it)"
+    )
+
+
+def test_columns_split_on_ascii_whitespace_only(tmp_path: Path) -> None:
+    # trec_eval (C isspace) keeps U+00A0, U+2003 and \x1c inside a token; \r\n line ends are fine
+    path = write(tmp_path, "r.run", "q1 Q0 a\u00a0b 1 2 t\r\nq1 Q0 c\x1cd 2 1 t\r\nq1 Q0 e\u2003f 3 0 t\n")
+    run = read_run(path)
+    assert run.ranking("q1") == ["a\u00a0b", "c\x1cd", "e\u2003f"]
 
 
 def test_run_whole_file_errors(tmp_path: Path) -> None:
@@ -154,8 +186,16 @@ def test_qrels_graded_negative_comments_gz(tmp_path: Path) -> None:
     [
         ("q1 0 a 1\nq1 0 b\n", f"x.qrels:2: expected 4 columns ({QRELS_COLUMNS}), found 3"),
         ("q1 0 a 1\nq1 0 b 1 extra\n", f"x.qrels:2: expected 4 columns ({QRELS_COLUMNS}), found 5"),
-        ("q1 0 a 1\nq1 0 b 1.5\n", "x.qrels:2: expected an integer relevance in column 4, found '1.5'"),
-        ("q1 0 a 1\nq1 0 b yes\n", "x.qrels:2: expected an integer relevance in column 4, found 'yes'"),
+        (
+            "q1 0 a 1\nq1 0 b 1.5\n",
+            "x.qrels:2: expected an integer relevance in column 4, found '1.5': not an integer (ASCII digits "
+            "with an optional sign)",
+        ),
+        (
+            "q1 0 a 1\nq1 0 b yes\n",
+            "x.qrels:2: expected an integer relevance in column 4, found 'yes': not an integer (ASCII digits "
+            "with an optional sign)",
+        ),
         (
             "q1 0 a 1\nq2 0 a 1\nq1 0 a 0\n",
             "x.qrels:3: duplicate judgment of doc 'a' for query 'q1'; keep one line per (query, doc)",

@@ -29,13 +29,15 @@ def _matrix(np: Any, padded: Any, starts: Any, lens: Any) -> Any:
 
 
 def _scores(np: Any, chars: Any, lens: Any) -> Any:
-    """Doubles equal to Python's ``float()`` of each token.
+    """Doubles equal to C's ``atof`` of each token, for tokens ``parse_score`` accepts.
 
     Tokens of the form ``[-]digits[.digits]`` with at most 15 digits are parsed as integer mantissa / 10^k:
-    both are exact doubles, so the one IEEE division is correctly rounded — the same double ``float()`` gives
+    both are exact doubles, so the one IEEE division is correctly rounded — the same double ``strtod`` gives
     (Clinger's fast path). Every other token (exponents, ``+``, long mantissas, garbage) goes through
-    ``float()`` itself; a token ``float()`` refuses raises ``Irregular``.
+    ``parse_score``; a token it refuses (``1_0``, ``inf``) raises ``Irregular`` and the line reader reports it.
     """
+    from toolkit.formats.numbers import NumberError, parse_score
+
     rows, width = chars.shape
     digit = (chars >= 48) & (chars <= 57)
     dot = chars == 46
@@ -55,8 +57,8 @@ def _scores(np: Any, chars: Any, lens: Any) -> Any:
     values = np.where(negative, -values, values)
     for i in np.flatnonzero(~simple).tolist():
         try:
-            values[i] = float(chars[i, : lens[i]].tobytes())
-        except ValueError:
+            values[i] = parse_score(chars[i, : lens[i]].tobytes())
+        except NumberError:
             raise Irregular from None
     return values
 
@@ -104,18 +106,12 @@ def parse_block(block: bytes) -> tuple[list[tuple[str, str, Any]], str]:
     seg_id = np.cumsum(seg_id)
 
     # trec_eval order within each topic: score desc, ties by doc_id desc (equal neighbours = duplicates).
+    # Every topic with a pair out of that order — rising scores or a tie listed with doc ids ascending — is
+    # sorted whole; the others are already in order and stay as written.
     s0, s1 = scores[:-1], scores[1:]
-    rising = same & (s0 < s1)
-    misordered_tie = same & (s0 == s1) & (docs[:-1] <= docs[1:])
-    if rising.any() or misordered_tie.any():
-        if rising.any():  # scores out of order: sort whole topics
-            rows = np.flatnonzero(np.isin(seg_id, np.unique(seg_id[:-1][rising])))
-        else:  # only ties out of order: sort just the rows that tie (their positions stay theirs)
-            tied = same & (s0 == s1)
-            in_tie = np.zeros(n, bool)
-            in_tie[:-1] |= tied
-            in_tie[1:] |= tied
-            rows = np.flatnonzero(in_tie)
+    out_of_order = same & ((s0 < s1) | ((s0 == s1) & (docs[:-1] <= docs[1:])))
+    if out_of_order.any():
+        rows = np.flatnonzero(np.isin(seg_id, np.unique(seg_id[:-1][out_of_order])))
         order = np.lexsort((docs[rows], scores[rows], -seg_id[rows]))[::-1]
         perm = np.arange(n)
         perm[rows] = rows[order]

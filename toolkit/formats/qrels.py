@@ -6,7 +6,8 @@ from pathlib import Path
 
 from toolkit.errors import FormatError
 from toolkit.formats.irds import is_irds, read_irds_qrels
-from toolkit.formats.textfile import atomic_write_text, iter_data_lines
+from toolkit.formats.numbers import NumberError, NumberRangeError, parse_grade
+from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
 from toolkit.model import Qrels
 
 QRELS_COLUMNS = "query_id iteration doc_id relevance"
@@ -21,21 +22,25 @@ def qrels_name(path: str | Path) -> str:
 
 
 def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
-    """Read and validate TREC qrels; any defect raises ``FormatError`` naming ``path:line``."""
+    """Read and validate TREC qrels; any defect raises ``FormatError`` naming ``path:line``.
+
+    Grades are ASCII integers within 64 bits, read as C's ``atol`` reads them (``toolkit.formats.numbers``).
+    """
     if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
         return read_irds_qrels(path, name=name)
     judgments: dict[str, dict[str, int]] = {}
     count = 0
-    for number, line in iter_data_lines(path):
-        parts = line.split()
+    for number, parts in iter_trec_fields(path):
         if len(parts) != 4:
             raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}")
         query_id, _iteration, doc_id, rel_text = parts
         try:
-            relevance = int(rel_text)
-        except ValueError:
+            relevance = parse_grade(rel_text)
+        except NumberRangeError as exc:
+            raise FormatError(path, number, f"relevance {rel_text!r} is {exc.reason}") from None
+        except NumberError as exc:
             raise FormatError(
-                path, number, f"expected an integer relevance in column 4, found {rel_text!r}"
+                path, number, f"expected an integer relevance in column 4, found {rel_text!r}: {exc.reason}"
             ) from None
         docs = judgments.setdefault(query_id, {})
         if doc_id in docs:

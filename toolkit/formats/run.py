@@ -5,11 +5,12 @@ The rank column is ignored, as trec_eval ignores it; order comes from the score 
 
 from __future__ import annotations
 
-import math
+import warnings
 from pathlib import Path
 
-from toolkit.errors import FormatError
-from toolkit.formats.textfile import atomic_write_text, iter_data_lines
+from toolkit.errors import FormatError, ToolkitWarning
+from toolkit.formats.numbers import NumberError, parse_score
+from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
 from toolkit.model import Run, trec_order_key
 
 RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
@@ -24,13 +25,14 @@ def run_name(path: str | Path) -> str:
     return name
 
 
-def read_run(path: str | Path, *, name: str | None = None) -> Run:
+def read_run(path: str | Path, *, name: str | None = None, strict: bool = False) -> Run:
     """Read and validate a TREC run; any defect raises ``FormatError`` naming ``path:line``.
 
     Regular files (ASCII, one space or one tab between columns — what systems write) take a vectorised path that keeps
     each topic's docs already in trec_eval order (``Run.results`` is then a read-only ``RankedResults``).
     Anything else, and every file with a defect, goes through the line-by-line reader, which is the
-    definition of the format and names the first bad line.
+    definition of the format and names the first bad line. Text after column 6 is ignored as trec_eval ignores
+    it, with one ``ToolkitWarning`` counting the lines; ``strict=True`` refuses such lines instead.
     """
     from toolkit.formats.ranked import read_ranked
 
@@ -38,27 +40,36 @@ def read_run(path: str | Path, *, name: str | None = None) -> Run:
     if fast is not None:
         results, tag = fast
         return Run(results=results, name=name or run_name(path), path=str(path), run_tag=tag)
-    return read_run_lines(path, name=name)
+    return read_run_lines(path, name=name, strict=strict)
 
 
-def read_run_lines(path: str | Path, *, name: str | None = None) -> Run:
-    """The line-by-line reader: the reference semantics of the format, with exact error messages."""
+def read_run_lines(path: str | Path, *, name: str | None = None, strict: bool = False) -> Run:
+    """The line-by-line reader: the reference semantics of the format, with exact error messages.
+
+    Columns are split on ASCII whitespace and numbers read as C reads them (``toolkit.formats.numbers``), so
+    that this reader and trec_eval always see the same tokens and the same values.
+    """
     results: dict[str, dict[str, float]] = {}
     tag: str | None = None
     count = 0
-    for number, line in iter_data_lines(path):
-        parts = line.split()
-        if len(parts) != 6:
-            raise FormatError(path, number, f"expected 6 columns ({RUN_COLUMNS}), found {len(parts)}")
-        query_id, _q0, doc_id, _rank, score_text, run_tag = parts
+    extra: list[int] = []
+    for number, parts in iter_trec_fields(path):
+        if len(parts) != 6 and (len(parts) < 6 or strict):
+            hint = (
+                "; text after column 6 is refused with --strict (trec_eval ignores it)"
+                if len(parts) > 6
+                else ""
+            )
+            raise FormatError(path, number, f"expected 6 columns ({RUN_COLUMNS}), found {len(parts)}{hint}")
+        if len(parts) > 6:
+            extra.append(number)
+        query_id, _q0, doc_id, _rank, score_text, run_tag = parts[:6]
         try:
-            score = float(score_text)
-        except ValueError:
+            score = parse_score(score_text)
+        except NumberError as exc:
             raise FormatError(
-                path, number, f"expected a numeric score in column 5, found {score_text!r}"
+                path, number, f"expected a decimal score in column 5, found {score_text!r}: {exc.reason}"
             ) from None
-        if not math.isfinite(score):
-            raise FormatError(path, number, f"expected a finite score in column 5, found {score_text!r}")
         docs = results.setdefault(query_id, {})
         if doc_id in docs:
             raise FormatError(
@@ -71,6 +82,13 @@ def read_run_lines(path: str | Path, *, name: str | None = None) -> Run:
         count += 1
     if count == 0:
         raise FormatError(path, None, f"empty run: no result lines ({RUN_COLUMNS})")
+    if extra:
+        warnings.warn(
+            f"{path}: {len(extra)} line(s) have text after column 6 (first: line {extra[0]}); it is ignored, "
+            "as trec_eval ignores it (--strict refuses such lines)",
+            ToolkitWarning,
+            stacklevel=2,
+        )
     return Run(results=results, name=name or run_name(path), path=str(path), run_tag=tag)
 
 

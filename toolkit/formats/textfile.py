@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -65,6 +66,28 @@ def iter_data_lines(path: str | Path, text: str | None = None) -> Iterator[tuple
         if not stripped or stripped.startswith("#"):
             continue
         yield number, stripped
+
+
+#: C's ``isspace`` in the C locale: what separates columns for trec_eval (Python's ``str.split()`` also splits on
+#: Unicode spaces and on \x1c-\x1f, which trec_eval keeps inside a token).
+_C_SPACE = " \t\r\v\f"
+_C_FIELD = re.compile(r"[^ \t\r\v\f\n]+")
+
+
+def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
+    """``(line_number, columns)`` of a TREC run or qrels file, split the way trec_eval splits them.
+
+    Lines end at ``\n`` only (a form feed or ``\x1c`` inside a line stays inside it); columns are separated by
+    ASCII whitespace; blank lines and lines whose first non-blank character is ``#`` are skipped.
+    """
+    text = read_text(path)
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.lstrip(_C_SPACE)
+        if not stripped or stripped.startswith("#"):
+            continue
+        fields = _C_FIELD.findall(stripped)
+        if fields:
+            yield number, fields
 
 
 def open_for_write(path: str | Path) -> IO[str]:
