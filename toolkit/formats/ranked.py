@@ -16,11 +16,31 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from toolkit.formats.textfile import read_bytes
 
 BLOCK_BYTES = 8 << 20
+
+
+@runtime_checkable
+class RankedTopic(Protocol):
+    """One topic's results kept in trec_eval order, handed out without building a dict (``TopicResults``).
+
+    The scoring engine asks for the ranking, or for the prefix down to the last doc it needs, instead of
+    re-sorting ``doc_id → score`` itself; any storage with these two methods gets the fast path.
+    """
+
+    def ranking(self, depth: int | None = None) -> list[str]: ...
+
+    def prefix(self, wanted: Sequence[str], depth: int) -> tuple[list[str], int]: ...
+
+
+@runtime_checkable
+class RankedRun(Protocol):
+    """A run's results that already know each topic's trec_eval order (``RankedResults``)."""
+
+    def ranking(self, query_id: str, depth: int | None = None) -> list[str]: ...
 
 
 class TopicResults(Mapping[str, float]):

@@ -11,7 +11,14 @@ doc with relevance ≥ the lowest ``rel`` asked for, and at least at the deepest
 same and the backend handles a few dozen docs a topic instead of a thousand.
 
 Why chunks: a backend needs a dict of dicts; building it for a 7-million-line run at once costs more than a
-gigabyte, so topics are handed over a few hundred thousand docs at a time.
+gigabyte, so topics are handed over a few hundred thousand docs at a time. Each chunk gets an evaluator built
+(through ir_measures' public ``evaluator``/``iter_calc``) over that chunk's qrels topics only: building one is
+cheap next to scoring, and ``iter_calc`` then has no other qrels topic to fill with defaults.
+
+Why some topics never reach pytrec_eval: its trec_eval (9.x) code reads a table it never allocated when a qrels
+topic has no grade ≥ 0 — a segmentation fault once ``bpref`` and ``map`` are asked for together, depending on
+the topic order. Such a topic has no relevant document at any level; trec_eval 10 scores it 0 on every measure
+but the count of docs returned, and so does this engine, without handing it to the backend.
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from toolkit.formats.ranked import RankedRun, RankedTopic
 from toolkit.model import Qrels, Run
 from toolkit.scoring.measures import measure_object
-from toolkit.scoring.plan import NUM_REL, NUM_RET, OTHER, PREFIX_SAFE, PYTREC, RR_CUT, Route, route
+from toolkit.scoring.plan import NUM_Q, NUM_REL, NUM_RET, OTHER, PREFIX_SAFE, PYTREC, RR_CUT, Route, route
 
 #: Docs handed to the backend per call (bounds the memory of the dict-of-dicts it needs).
 CHUNK_DOCS = 400_000
@@ -30,9 +38,8 @@ CHUNK_DOCS = 400_000
 def ranking(run: Run, query_id: str, depth: int | None = None) -> Sequence[str]:
     """A topic's doc ids in trec_eval 10 order (the top ``depth``); uses the run's own ranking when it has one."""
     results = run.results
-    precomputed = getattr(results, "ranking", None)
-    if precomputed is not None:
-        return precomputed(query_id, depth)  # type: ignore[no-any-return]
+    if isinstance(results, RankedRun):
+        return results.ranking(query_id, depth)
     docs = run.ranking(query_id)
     return docs if depth is None else docs[:depth]
 
@@ -42,9 +49,8 @@ def ranking_prefix(run: Run, query_id: str, wanted: Sequence[str], depth: int) -
     topic = run.results.get(query_id)
     if topic is None:
         return [], 0
-    prefix = getattr(topic, "prefix", None)
-    if prefix is not None:
-        return prefix(wanted, depth)  # type: ignore[no-any-return]
+    if isinstance(topic, RankedTopic):
+        return topic.prefix(wanted, depth)
     docs = ranking(run, query_id)
     if wanted:
         keep = set(wanted)
@@ -54,18 +60,26 @@ def ranking_prefix(run: Run, query_id: str, wanted: Sequence[str], depth: int) -
 
 
 class _Group:
-    """Measures computed together by one backend evaluator on rankings cut at ``depth``."""
+    """Measures computed together by one backend on rankings cut at ``depth`` (None = whole rankings).
 
-    def __init__(self, evaluator: Any, names: dict[Any, str], depth: int | None) -> None:
-        self.evaluator = evaluator
+    ``build(measures, qrels)`` is the backend's public evaluator factory; ``safe_only`` groups (pytrec_eval)
+    never see the topics ``Evaluator.unsafe`` names.
+    """
+
+    def __init__(self, build: Any, names: dict[Any, str], depth: int | None, *, safe_only: bool) -> None:
+        self.build = build
         self.names = names
         self.depth = depth
+        self.safe_only = safe_only
 
-    def calc(self, run: dict[str, dict[str, float]]) -> Iterator[tuple[str, str, float]]:
-        # ``_iter_calc`` yields only the topics present in ``run``; the public ``iter_calc`` would also yield
-        # a default for every other qrels topic on every chunk. The engine fills defaults itself.
-        calc = getattr(self.evaluator, "_iter_calc", None) or self.evaluator.iter_calc
-        for metric in calc(run):
+    def calc(
+        self, run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
+    ) -> Iterator[tuple[str, str, float]]:
+        judged = {q: qrels[q] for q in run if q in qrels}
+        if not judged:
+            return
+        evaluator = self.build(list(self.names), judged)
+        for metric in evaluator.iter_calc(run):
             name = self.names.get(metric.measure)
             if name is not None and metric.query_id in run:
                 yield metric.query_id, name, float(metric.value)
@@ -83,6 +97,10 @@ class Evaluator:
         self.qrels_dict: dict[str, dict[str, int]] = {q: dict(d) for q, d in qrels.judgments.items()}
         self.num_rel: list[Route] = [r for r in routes if r.kind == NUM_REL]
         self.num_ret: list[Route] = [r for r in routes if r.kind == NUM_RET]
+        self.num_q: list[Route] = [r for r in routes if r.kind == NUM_Q]
+        self.unsafe = frozenset(
+            q for q, docs in self.qrels_dict.items() if not any(g >= 0 for g in docs.values())
+        )
         self.prefix_ok = all(_prefix_safe(r) for r in routes)
         min_rel = min((r.rel for r in routes), default=1)
         self.min_depth = max((r.depth or _cutoff(r) or 1 for r in routes), default=1)
@@ -94,30 +112,30 @@ class Evaluator:
         full = [r for r in routes if r.kind == PYTREC]
         if full:
             self.groups.append(
-                _Group(
-                    pytrec.evaluator([r.compute for r in full], self.qrels_dict),
-                    {r.compute: r.name for r in full},
-                    None,
-                )
+                _Group(pytrec.evaluator, {r.compute: r.name for r in full}, None, safe_only=True)
             )
         by_depth: dict[tuple[str, int | None], list[Route]] = {}
         for r in routes:
             if r.kind in (RR_CUT, OTHER):
                 by_depth.setdefault((r.kind, r.depth), []).append(r)
         for (kind, depth), rs in by_depth.items():
-            computes = list({r.compute: None for r in rs})
             names = {r.compute: r.name for r in rs}
             if kind == RR_CUT:
-                ev = pytrec.evaluator(computes, self.qrels_dict)
+                self.groups.append(_Group(pytrec.evaluator, names, depth, safe_only=True))
             else:
-                ev = ir_measures.evaluator(computes, self.qrels_dict)
-            self.groups.append(_Group(ev, names, depth))
+                self.groups.append(_Group(ir_measures.evaluator, names, depth, safe_only=False))
 
     def zero(self, query_id: str) -> dict[str, float]:
-        """A topic's values when the run has no results for it: 0, except qrels-only NumRel (trec_eval -c)."""
+        """A topic's values when the run has no results for it: 0, except qrels-only NumRel and NumQ = 1.
+
+        These are the values trec_eval ``-c`` prints for a topic missing from the run (its ``num_q`` counts
+        every qrels topic).
+        """
         values = dict.fromkeys(self.measures, 0.0)
         for r in self.num_rel:
             values[r.name] = float(self._count_rel(query_id, r.rel))
+        for r in self.num_q:
+            values[r.name] = 1.0
         return values
 
     def _count_rel(self, query_id: str, rel: int) -> int:
@@ -156,14 +174,15 @@ class Evaluator:
         longest = max(len(docs) for _, docs in chunk)
         scores = [float(i) for i in range(longest, 0, -1)]
         for group in self.groups:
+            topics = [(q, docs) for q, docs in chunk if not (group.safe_only and q in self.unsafe)]
             if group.depth is None:
-                run = {q: dict(zip(docs, scores[longest - len(docs) :], strict=True)) for q, docs in chunk}
+                run = {q: dict(zip(docs, scores[longest - len(docs) :], strict=True)) for q, docs in topics}
             else:
                 k = group.depth
                 run = {
-                    q: dict(zip(docs[:k], scores[longest - len(docs) :], strict=False)) for q, docs in chunk
+                    q: dict(zip(docs[:k], scores[longest - len(docs) :], strict=False)) for q, docs in topics
                 }
-            for query_id, name, value in group.calc(run):
+            for query_id, name, value in group.calc(run, self.qrels_dict):
                 out[query_id][name] = value
             del run
 
@@ -174,7 +193,7 @@ def _cutoff(r: Route) -> int | None:
 
 
 def _prefix_safe(r: Route) -> bool:
-    if r.kind in (NUM_REL, NUM_RET):
+    if r.kind in (NUM_REL, NUM_RET, NUM_Q):
         return True
     params = getattr(r.compute, "params", {}) or {}
     if params.get("judged_only") is True or isinstance(params.get("gains"), dict):

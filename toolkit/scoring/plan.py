@@ -8,6 +8,7 @@ Every backend sees the run already in trec_eval's canonical order with strictly 
 * RR with a cutoff (``RR@10``) — pytrec_eval has only uncut ``recip_rank``; on the ranking truncated to the
   top k it is exactly RR@k, and it stays on the trec_eval code path.
 * ``NumRet`` (without ``rel``) — the number of docs returned, counted here.
+* ``NumQ`` — 1 for every topic that counts, empty ones included (trec_eval ``-c`` counts every qrels topic).
 * ``NumRel`` — a property of the qrels alone (count of docs with relevance ≥ rel); computed here so that it
   also has its trec_eval ``-c`` value on topics a run left empty and works at any relevance level.
 * anything else another ir_measures provider supports (``Judged@10``) — that provider, on the ranking truncated
@@ -25,6 +26,7 @@ PYTREC = "pytrec_eval"
 RR_CUT = "rr_cut"
 NUM_REL = "num_rel"
 NUM_RET = "num_ret"
+NUM_Q = "num_q"
 OTHER = "other"
 
 #: Measures whose value depends only on the ranking down to the last doc with relevance ≥ their ``rel`` (and
@@ -55,6 +57,8 @@ def route(measure: Any) -> Route:
     params = dict(getattr(measure, "params", {}) or {})
     cutoff = params.get("cutoff")
     cutoff = cutoff if isinstance(cutoff, int) else None
+    if measure.NAME == "NumQ":
+        return Route(name, NUM_Q, measure, None)
     if measure.NAME == "NumRel":
         return Route(name, NUM_REL, measure, None, _rel(params))
     if measure.NAME == "NumRet" and not isinstance(params.get("rel"), int):

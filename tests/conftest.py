@@ -1,0 +1,102 @@
+"""Fixtures shared by every test folder: the trec_eval 10 binary, built from NIST's source, as the oracle.
+
+The source tarball is not part of this repository. It is found through ``$TREC_EVAL_SRC`` (the tarball or the
+folder holding it), else ``<repo>/../shared/conformance/trec_eval/src/``, else by walking up from the repository
+for ``shared/conformance/trec_eval/src``. It is built once into ``~/.cache/trec-toolkit/`` (keyed by the
+tarball's hash, built in a temporary folder and renamed into place so that concurrent sessions never see half
+a build) and reused. Without the source, or without a C compiler, the tests that need the oracle are skipped
+with a one-line reason and the rest of the suite still runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TARBALL = "trec_eval-10-src.tar.gz"
+RELATIVE_SOURCE = Path("shared") / "conformance" / "trec_eval" / "src"
+
+
+def find_trec_eval_source() -> Path | None:
+    """The trec_eval 10 source tarball, or None when this machine has none."""
+    candidates: list[Path] = []
+    configured = os.environ.get("TREC_EVAL_SRC")
+    if configured:
+        path = Path(configured).expanduser()
+        candidates.append(path if path.suffix == ".gz" else path / TARBALL)
+    candidates.append(REPO.parent / RELATIVE_SOURCE / TARBALL)
+    candidates.extend(parent / RELATIVE_SOURCE / TARBALL for parent in REPO.parents)
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def build_trec_eval(tarball: Path) -> Path:
+    """Build (or reuse) the binary for this tarball; raises ``RuntimeError`` saying why it cannot."""
+    digest = hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "trec-toolkit"
+    target = cache / f"trec_eval-10-{digest}"
+    binary = target / "trec_eval"
+    if binary.is_file() and os.access(binary, os.X_OK):
+        return binary
+    if shutil.which("make") is None or shutil.which(os.environ.get("CC", "gcc")) is None:
+        raise RuntimeError("no C compiler/make on this machine")
+    cache.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=cache))
+    try:
+        with tarfile.open(tarball) as archive:
+            archive.extractall(work, filter="data")
+        makefiles = sorted(work.rglob("Makefile"), key=lambda p: len(p.parts))
+        if not makefiles:
+            raise RuntimeError(f"{tarball} holds no Makefile")
+        source = makefiles[0].parent
+        done = subprocess.run(["make", "-C", str(source), "trec_eval"], capture_output=True, text=True)
+        if done.returncode != 0 or not (source / "trec_eval").is_file():
+            raise RuntimeError(f"make failed: {done.stderr.strip().splitlines()[-1:]}")
+        staged = work / "out"
+        staged.mkdir()
+        shutil.copy2(source / "trec_eval", staged / "trec_eval")
+        try:
+            os.rename(staged, target)  # atomic; another session may have won the race, which is fine
+        except OSError:
+            if not binary.is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return binary
+
+
+@pytest.fixture(scope="session")
+def trec_eval_bin() -> Path:
+    """Path to the trec_eval 10 binary built from the shared source (skips when it cannot be had)."""
+    tarball = find_trec_eval_source()
+    if tarball is None:
+        pytest.skip(f"trec_eval source not found ($TREC_EVAL_SRC or ../{RELATIVE_SOURCE}/{TARBALL})")
+    try:
+        return build_trec_eval(tarball)
+    except (OSError, RuntimeError, tarfile.TarError) as exc:
+        pytest.skip(f"cannot build trec_eval from {tarball}: {exc}")
+
+
+class TrecEval:
+    """Calls the oracle: ``trec_eval(*args, stdin=b"…")`` → stdout/stderr bytes and the exit code."""
+
+    def __init__(self, binary: Path) -> None:
+        self.binary = binary
+
+    def __call__(self, *args: str | Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [str(self.binary), *map(str, args)], input=stdin, capture_output=True, timeout=600
+        )
+
+
+@pytest.fixture(scope="session")
+def trec_eval(trec_eval_bin: Path) -> TrecEval:
+    """The trec_eval 10 oracle as a callable (exit code < 0 means it was killed by a signal)."""
+    return TrecEval(trec_eval_bin)

@@ -1,0 +1,121 @@
+"""``score`` agrees with trec_eval 10 where it used to crash or miscount (issue 10, defects 2 and 4).
+
+Expected values come from the trec_eval binary built from NIST's source (``trec_eval`` fixture) or from the
+``out.*`` files trec_eval printed; scoring runs in a subprocess, so that a crash inside pytrec_eval fails one
+test instead of killing the test session.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+
+#: ir_measures name → (the name trec_eval prints, its -m argument), for the measures pytrec_eval computes.
+MEASURES = {
+    "AP": ("map", "map"),
+    "Bpref": ("bpref", "bpref"),
+    "P@5": ("P_5", "P.5"),
+    "RR": ("recip_rank", "recip_rank"),
+    "nDCG": ("ndcg", "ndcg"),
+    "nDCG@10": ("ndcg_cut_10", "ndcg_cut.10"),
+    "Rprec": ("Rprec", "Rprec"),
+    "R@10": ("recall_10", "recall.10"),
+    "Success@1": ("success_1", "success.1"),
+    "SetP": ("set_P", "set_P"),
+    "infAP": ("infAP", "infAP"),
+    "IPrec@0.5": ("iprec_at_recall_0.50", "iprec_at_recall.0.5"),
+    "NumRet(rel=1)": ("num_rel_ret", "num_rel_ret"),
+    "NumRel": ("num_rel", "num_rel"),
+    "NumRet": ("num_ret", "num_ret"),
+}
+
+NORMAL = ["a1 0 x 1", "a1 0 y 0"]
+NEGATIVE = ["b2 0 z -1", "b2 0 w -2"]  # no grade >= 0: what `export --unjudged -1` writes for unjudged docs
+RUN = "a1 Q0 x 1 2 t\na1 Q0 q 2 1 t\nb2 Q0 z 1 3 t\nb2 Q0 w 2 2 t\nb2 Q0 v 3 1 t\n"
+
+
+def score_json(tmp_path: Path, qrels_lines: list[str], measures: str) -> dict[str, dict[str, float]]:
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    run = tmp_path / "r.run"
+    run.write_text(RUN)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "score", str(run), "--qrels", str(qrels), "--measures", measures]
+        + ["--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr}"
+    return json.loads(done.stdout)["runs"][0]["per_query"]  # type: ignore[no-any-return]
+
+
+def oracle_values(trec_eval, tmp_path: Path) -> dict[tuple[str, str], str]:  # type: ignore[no-untyped-def]
+    """trec_eval -q -c with the normal topic sorted first (with the other topic first it stops: exit 4)."""
+    qrels = tmp_path / "oracle.qrels"
+    qrels.write_text("\n".join(NORMAL + NEGATIVE) + "\n")
+    run = tmp_path / "oracle.run"
+    run.write_text(RUN)
+    args = [a for _, arg in MEASURES.values() for a in ("-m", arg)]
+    done = trec_eval("-q", "-c", *args, qrels, run)
+    assert done.returncode == 0, done.stderr
+    out = {}
+    for line in done.stdout.decode().splitlines():
+        name, qid, value = (part.strip() for part in line.split("\t"))
+        out[(name, qid)] = value
+    return out
+
+
+def printed(value: float, like: str) -> str:
+    return str(int(value)) if "." not in like else f"{value:.4f}"
+
+
+@pytest.mark.parametrize(
+    "qrels_lines",
+    [NEGATIVE, NEGATIVE + NORMAL, NORMAL + NEGATIVE],
+    ids=["negative-only", "negative-first", "negative-last"],
+)
+@pytest.mark.parametrize("measures", ["map bpref", " ".join(MEASURES)], ids=["map+bpref", "all"])
+def test_topic_without_grade_at_or_above_zero_scores_like_trec_eval(
+    trec_eval, tmp_path: Path, qrels_lines: list[str], measures: str
+) -> None:  # type: ignore[no-untyped-def]
+    want = oracle_values(trec_eval, tmp_path)
+    per_query = score_json(tmp_path, qrels_lines, measures)
+    names = measures.replace("map", "AP").replace("bpref", "Bpref").split()
+    for measure in names:
+        trec_name = MEASURES[measure][0]
+        for qid in per_query:
+            expected = want[(trec_name, qid)]
+            assert printed(per_query[qid][measure], expected) == expected, (measure, qid)
+
+
+def test_numq_counts_every_topic_like_trec_eval_c(tmp_path: Path) -> None:
+    # results.trunc has no results for topic 302; trec_eval -c counts it (out.test.aqc: num_q all 3)
+    expected = next(
+        line.split("\t")[2]
+        for line in (DATA / "out.test.aqc").read_text().splitlines()
+        if line.startswith("num_q ")
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "score",
+            str(DATA / "results.trunc"),
+            "--qrels",
+            str(DATA / "qrels.test"),
+        ]
+        + ["--measures", "NumQ", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert str(int(json.loads(done.stdout)["runs"][0]["aggregate"]["NumQ"])) == expected == "3"
