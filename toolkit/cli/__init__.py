@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "judgments": "toolkit.cli.judgments:group",
     "agree": "toolkit.cli.agree:command",
     "export": "toolkit.cli.export:command",
+    "trec_eval": "toolkit.cli.trec_eval:command",
 }
 
 
