@@ -31,6 +31,7 @@ TREC_MEASURES: dict[str, str] = {
     "num_rel_ret": "NumRet(rel={level})",
     "num_ret": "NumRet",
     **{f"success_{k}": f"Success{{rel}}@{k}" for k in (1, 5, 10)},
+    **{f"iprec_at_recall_{k / 10:.2f}": f"IPrec{{rel}}@{k / 10}" for k in range(11)},
 }
 
 

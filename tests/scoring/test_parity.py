@@ -119,3 +119,23 @@ def test_numq_counts_every_topic_like_trec_eval_c(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert str(int(json.loads(done.stdout)["runs"][0]["aggregate"]["NumQ"])) == expected == "3"
+
+
+def test_a_grade_pytrec_eval_cannot_take_is_refused_clearly(tmp_path: Path) -> None:
+    # pytrec_eval's trec_eval code walks every grade level: 10^6 hangs it, 2^31 crashes it (exit 139)
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q 0 a 1\nq 0 b 2147483648\n")
+    run = tmp_path / "r.run"
+    run.write_text("q Q0 a 1 2 t\nq Q0 b 2 1 t\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "score", str(run), "--qrels", str(qrels), "--measures", "AP nDCG"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"Error: {qrels}: topic 'q' doc 'b': grade 2147483648 is above 1000, the largest grade `score` accepts "
+        "(trec_eval's measures walk every grade level up to the largest); rescale the grades, or use "
+        "`trec-toolkit trec_eval`, which reads them as trec_eval does\n"
+    )

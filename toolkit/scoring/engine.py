@@ -26,13 +26,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from toolkit.errors import FormatError
 from toolkit.formats.ranked import RankedRun, RankedTopic
 from toolkit.model import Qrels, Run
 from toolkit.scoring.measures import measure_object
-from toolkit.scoring.plan import NUM_Q, NUM_REL, NUM_RET, OTHER, PREFIX_SAFE, PYTREC, RR_CUT, Route, route
+from toolkit.scoring.plan import (
+    NUM_Q,
+    NUM_REL,
+    NUM_RET,
+    OTHER,
+    PREFIX_SAFE,
+    PYTREC,
+    RR_CUT,
+    TREC10,
+    Route,
+    route,
+)
 
 #: Docs handed to the backend per call (bounds the memory of the dict-of-dicts it needs).
 CHUNK_DOCS = 400_000
+
+#: Largest grade accepted: trec_eval's code in pytrec_eval walks every grade level up to the largest for every
+#: topic (quadratic in it: 0.3 ms a topic at 1,000, 22 ms at 10,000; it hangs at 10^6 and crashes at 2^31).
+MAX_GRADE = 1000
 
 
 def ranking(run: Run, query_id: str, depth: int | None = None) -> Sequence[str]:
@@ -85,6 +101,35 @@ class _Group:
                 yield metric.query_id, name, float(metric.value)
 
 
+class _Trec10Group:
+    """Measures computed by the drop-in's port of trec_eval 10 where pytrec_eval (trec_eval 9) differs."""
+
+    safe_only = True
+    depth: int | None = None
+
+    def __init__(self, routes: list[Route]) -> None:
+        self.routes = routes
+
+    def calc(
+        self, run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
+    ) -> Iterator[tuple[str, str, float]]:
+        from toolkit.treceval.measures.base import Settings
+        from toolkit.treceval.measures.sets import calc_iprec_at_recall
+        from toolkit.treceval.resrels import LevelsState, form_res_rels
+
+        for query_id, docs in run.items():
+            judged = qrels.get(query_id)
+            if not judged:
+                continue
+            ranked = list(docs.items())
+            judgments = sorted(judged.items())
+            for r in self.routes:
+                params = r.compute.params
+                settings = Settings(relevance_level=r.rel, judged_only=params.get("judged_only") is True)
+                rr = form_res_rels(settings, query_id, judgments, ranked, LevelsState())
+                yield query_id, r.name, calc_iprec_at_recall(settings, rr, [float(params["recall"])])[0]
+
+
 class Evaluator:
     """Scores rankings against one qrels for a fixed list of canonical measure names (build once, reuse)."""
 
@@ -107,13 +152,17 @@ class Evaluator:
         self.wanted: dict[str, list[str]] = {
             q: [d for d, g in docs.items() if g >= min_rel] for q, docs in self.qrels_dict.items()
         }
-        self.groups: list[_Group] = []
+        _check_grades(qrels, self.qrels_dict)
+        self.groups: list[_Group | _Trec10Group] = []
         pytrec = ir_measures.providers.registry["pytrec_eval"]
         full = [r for r in routes if r.kind == PYTREC]
         if full:
             self.groups.append(
                 _Group(pytrec.evaluator, {r.compute: r.name for r in full}, None, safe_only=True)
             )
+        trec10 = [r for r in routes if r.kind == TREC10]
+        if trec10:
+            self.groups.append(_Trec10Group(trec10))
         by_depth: dict[tuple[str, int | None], list[Route]] = {}
         for r in routes:
             if r.kind in (RR_CUT, OTHER):
@@ -185,6 +234,19 @@ class Evaluator:
             for query_id, name, value in group.calc(run, self.qrels_dict):
                 out[query_id][name] = value
             del run
+
+
+def _check_grades(qrels: Qrels, judgments: dict[str, dict[str, int]]) -> None:
+    for query_id, docs in judgments.items():
+        for doc_id, grade in docs.items():
+            if grade > MAX_GRADE:
+                raise FormatError(
+                    qrels.path or qrels.name,
+                    None,
+                    f"topic {query_id!r} doc {doc_id!r}: grade {grade} is above {MAX_GRADE}, the largest grade "
+                    "`score` accepts (trec_eval's measures walk every grade level up to the largest); rescale the "
+                    "grades, or use `trec-toolkit trec_eval`, which reads them as trec_eval does",
+                )
 
 
 def _cutoff(r: Route) -> int | None:

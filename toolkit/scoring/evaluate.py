@@ -34,11 +34,23 @@ UNCLASSIFIED = "unclassified"
 
 
 def aggregate_values(measure: str, values: Sequence[float]) -> float:
-    """Mean over the topics (sum for count measures); 0.0 when there are no topics."""
+    """Mean over the topics (sum for count measures); 0.0 when there are no topics.
+
+    Added one by one, left to right, as trec_eval accumulates (``sum()`` compensates its rounding from
+    Python 3.12 on); callers pass the values in topic-id order, trec_eval's order, so that the mean is the
+    same double trec_eval prints (an order-dependent last bit can flip the fourth decimal).
+    """
     if not values:
         return 0.0
-    total = float(sum(values))
+    total = 0.0
+    for value in values:
+        total += value
     return total if is_count(measure) else total / len(values)
+
+
+def _in_trec_order(query_ids: Iterable[str]) -> list[str]:
+    """Topic ids in trec_eval's evaluation order (byte order of the ids, which is code point order)."""
+    return sorted(query_ids)
 
 
 @dataclass(frozen=True)
@@ -107,7 +119,8 @@ class RunScores:
         out: dict[str, ClassScores] = {}
         for cls, ids in members.items():
             measures = self.measures if all_measures else tuple(class_measures[cls]) or self.measures
-            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ids]) for m in measures}
+            ordered = _in_trec_order(ids)
+            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ordered]) for m in measures}
             out[cls] = ClassScores(cls, tuple(ids), tuple(measures), agg)
         return out
 
@@ -205,7 +218,8 @@ def evaluate_many(
         per_query: dict[str, dict[str, float]] = {}
         for q in query_ids:
             per_query[q] = scored[q] if q in scored else evaluator.zero(q)
-        aggregate = {m: aggregate_values(m, [per_query[q][m] for q in query_ids]) for m in names}
+        ordered = _in_trec_order(query_ids)
+        aggregate = {m: aggregate_values(m, [per_query[q][m] for q in ordered]) for m in names}
         out.append(
             RunScores(
                 run=run.name,

@@ -11,6 +11,9 @@ Every backend sees the run already in trec_eval's canonical order with strictly 
 * ``NumQ`` — 1 for every topic that counts, empty ones included (trec_eval ``-c`` counts every qrels topic).
 * ``NumRel`` — a property of the qrels alone (count of docs with relevance ≥ rel); computed here so that it
   also has its trec_eval ``-c`` value on topics a run left empty and works at any relevance level.
+* ``IPrec`` (interpolated precision at a recall level) — trec_eval 10 rounds the level's doc count
+  (``lround``) where pytrec_eval's trec_eval 9 adds 0.9 and truncates, so the values differ; it is computed
+  by the ``trec_eval`` drop-in's port of trec_eval 10 (``toolkit.treceval``) on the canonical ranking.
 * anything else another ir_measures provider supports (``Judged@10``) — that provider, on the ranking truncated
   to the measure's cutoff (a cutoff measure only looks at the top k, and truncation keeps Python providers fast).
 """
@@ -27,6 +30,7 @@ RR_CUT = "rr_cut"
 NUM_REL = "num_rel"
 NUM_RET = "num_ret"
 NUM_Q = "num_q"
+TREC10 = "trec_eval_10"
 OTHER = "other"
 
 #: Measures whose value depends only on the ranking down to the last doc with relevance ≥ their ``rel`` (and
@@ -57,6 +61,8 @@ def route(measure: Any) -> Route:
     params = dict(getattr(measure, "params", {}) or {})
     cutoff = params.get("cutoff")
     cutoff = cutoff if isinstance(cutoff, int) else None
+    if measure.NAME == "IPrec":
+        return Route(name, TREC10, measure, None, _rel(params))
     if measure.NAME == "NumQ":
         return Route(name, NUM_Q, measure, None)
     if measure.NAME == "NumRel":
