@@ -76,6 +76,24 @@ def parse_grade(token: str | bytes) -> int:
     return value
 
 
+def score_hint(token: str) -> str:
+    """Why a token Python would read as a number is no score here ("" when nothing would read it)."""
+    try:
+        float(token)
+    except ValueError:
+        return ""
+    return " (scores are ASCII decimal numbers — digits with an optional sign, point and exponent — as trec_eval reads them)"
+
+
+def grade_hint(token: str) -> str:
+    """Why a token Python would read as an integer is no grade here ("" when nothing would read it)."""
+    try:
+        int(token)
+    except ValueError:
+        return ""
+    return " (grades are ASCII integers — digits with an optional sign — as trec_eval reads them)"
+
+
 def c_atof(token: bytes) -> float:
     """``atof`` as glibc computes it: the longest prefix ``strtod`` accepts, 0.0 when there is none."""
     text = token.lstrip(_C_SPACE)

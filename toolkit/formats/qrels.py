@@ -6,7 +6,7 @@ from pathlib import Path
 
 from toolkit.errors import FormatError
 from toolkit.formats.irds import is_irds, read_irds_qrels
-from toolkit.formats.numbers import NumberError, NumberRangeError, parse_grade
+from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
 from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
 from toolkit.model import Qrels
 
@@ -38,9 +38,11 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
             relevance = parse_grade(rel_text)
         except NumberRangeError as exc:
             raise FormatError(path, number, f"relevance {rel_text!r} is {exc.reason}") from None
-        except NumberError as exc:
+        except NumberError:
             raise FormatError(
-                path, number, f"expected an integer relevance in column 4, found {rel_text!r}: {exc.reason}"
+                path,
+                number,
+                f"expected an integer relevance in column 4, found {rel_text!r}{grade_hint(rel_text)}",
             ) from None
         docs = judgments.setdefault(query_id, {})
         if doc_id in docs:

@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 from toolkit.errors import FormatError, ToolkitWarning
-from toolkit.formats.numbers import NumberError, parse_score
+from toolkit.formats.numbers import NumberError, NumberRangeError, parse_score, score_hint
 from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
 from toolkit.model import Run, trec_order_key
 
@@ -66,9 +66,15 @@ def read_run_lines(path: str | Path, *, name: str | None = None, strict: bool = 
         query_id, _q0, doc_id, _rank, score_text, run_tag = parts[:6]
         try:
             score = parse_score(score_text)
-        except NumberError as exc:
+        except NumberRangeError:
             raise FormatError(
-                path, number, f"expected a decimal score in column 5, found {score_text!r}: {exc.reason}"
+                path, number, f"score {score_text!r} in column 5 is out of range for a double"
+            ) from None
+        except NumberError:
+            raise FormatError(
+                path,
+                number,
+                f"expected a numeric score in column 5, found {score_text!r}{score_hint(score_text)}",
             ) from None
         docs = results.setdefault(query_id, {})
         if doc_id in docs:
