@@ -139,3 +139,55 @@ def test_a_grade_pytrec_eval_cannot_take_is_refused_clearly(tmp_path: Path) -> N
         "(trec_eval's measures walk every grade level up to the largest); rescale the grades, or use "
         "`trec-toolkit trec_eval`, which reads them as trec_eval does\n"
     )
+
+
+SCORE_MEASURES = (
+    "P@5 P@100 AP AP@10 RR nDCG nDCG@10 Rprec Bpref R@100 Success@1 SetP SetR SetF SetAP infAP IPrec@0.5 "
+    "NumRel NumRet NumRet(rel=1) NumQ"
+)
+
+
+def test_score_format_trec_prints_trec_eval_lines() -> None:
+    # results.trunc lacks topic 302 and carries text after column 6: score reads it like trec_eval -c
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "score",
+            str(DATA / "results.trunc"),
+            "--qrels",
+            str(DATA / "qrels.test"),
+        ]
+        + ["--measures", SCORE_MEASURES, "--format", "trec", "--per-query"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    ours = done.stdout.splitlines()
+    assert "runid                 \tall\tresults.trunc" in ours
+    theirs = (DATA / "out.test.aqc").read_text().splitlines()  # trec_eval -m all_trec -q -c
+    printed_lines = [line for line in ours if not line.startswith("runid ")]
+    assert len(printed_lines) == 21 * 4 - 3  # every measure for 3 topics + all; num_q only for all
+    positions = [theirs.index(line) for line in printed_lines]  # each line is one trec_eval printed …
+    assert positions == sorted(positions)  # … in trec_eval's order
+
+
+def test_score_ignores_text_after_column_6_with_one_warning_or_refuses_it_strict() -> None:
+    trunc = DATA / "results.trunc"
+    extra = [n for n, line in enumerate(trunc.read_text().splitlines(), 1) if len(line.split()) > 6]
+    args = [sys.executable, "-m", "toolkit", "score", str(trunc), "--qrels", str(DATA / "qrels.test")]
+    done = subprocess.run([*args, "--measures", "P@5"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0
+    assert done.stderr == (
+        f"Warning: {trunc}: {len(extra)} line(s) have text after column 6 (first: line {extra[0]}); it is "
+        "ignored, as trec_eval ignores it (--strict refuses such lines)\n"
+    )
+    done = subprocess.run([*args, "--strict"], capture_output=True, text=True, timeout=300)
+    fields = len(trunc.read_text().splitlines()[extra[0] - 1].split())
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"Error: {trunc}:{extra[0]}: expected 6 columns (query_id Q0 doc_id rank score run_tag), found "
+        f"{fields}; text after column 6 is refused with --strict (trec_eval ignores it)\n"
+    )

@@ -37,6 +37,12 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     show_default=True,
     help="Pool depth for --pool-bias.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse run lines with text after column 6 (trec_eval ignores it; by default so does score, with "
+    "one warning counting the lines).",
+)
 @format_option("table", "md", "html", "json", "csv", "tsv", "trec")
 @output_option
 def command(
@@ -48,6 +54,7 @@ def command(
     by_class: bool,
     pool_bias: bool,
     pool_depth: int,
+    strict: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -61,7 +68,7 @@ def command(
       trec-toolkit score runs/bm25.run --qrels qrels/stdlib.qrels
       trec-toolkit score runs/*.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml --by-class
       trec-toolkit score a.run --qrels q.qrels --measures 'RR@10 P@1 ndcg_cut.10 R-Prec' --per-query
-      trec-toolkit score a.run --qrels q.qrels --format trec --per-query   # like trec_eval -q
+      trec-toolkit score a.run --qrels q.qrels --format trec --per-query   # like trec_eval -q -c
       trec-toolkit score a.run b.run --qrels q.qrels --format json -o scores.json
       trec-toolkit score runs/bm25.run runs/bm25f.run --qrels qrels/human.qrels --pool-bias
     """
@@ -75,7 +82,7 @@ def command(
     topics = read_topics(topics_path) if topics_path is not None else None
     wanted = resolve_measures(measures, topics)
     qrels = read_qrels(qrels_path)
-    loaded = [read_run(path) for path in runs]
+    loaded = [read_run(path, strict=strict) for path in runs]
     results = evaluate_many(loaded, qrels, topics=topics, measures=wanted)
     warn_unjudged(loaded, qrels, results, wanted)
     if fmt in ("csv", "tsv"):

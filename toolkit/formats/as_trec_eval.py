@@ -85,7 +85,8 @@ def _lines(raw: bytes) -> list[bytes]:
 def read_run_as_trec_eval(path: str) -> TrecEvalRun:
     """A run as ``te_get_trec_results`` reads it; ``FormatError`` where trec_eval stops (it exits 2)."""
     raw, shown = _load(path)
-    rows: list[tuple[bytes, bytes, float]] = []
+    grouped: dict[bytes, list[tuple[bytes, float]]] = {}
+    count = 0
     run_id = b""
     for number, line in enumerate(_lines(raw), start=1):
         fields = line.split()
@@ -95,17 +96,21 @@ def read_run_as_trec_eval(path: str) -> TrecEvalRun:
             raise FormatError(
                 shown,
                 number,
-                f"expected 6 columns ({RUN_COLUMNS}), found {len(fields)} "
-                f"(trec_eval 10: 'Malformed line {len(rows) + 1}')",
+                f"expected 6 columns ({RUN_COLUMNS}), found {len(fields)} (trec_eval 10: 'Malformed line {count + 1}')",
             )
-        rows.append((fields[0], fields[2], c_atof(fields[4])))
+        grouped.setdefault(fields[0], []).append((fields[2], c_atof(fields[4])))
         run_id = fields[5]
-    if not rows:
+        count += 1
+    del raw
+    if not count:
         raise FormatError(shown, None, f"no result lines ({RUN_COLUMNS}); trec_eval 10 cannot evaluate it")
-    rows.sort(key=lambda r: (r[0], r[1]))
     topics: dict[str, list[tuple[str, float]]] = {}
-    for qid, doc, score in rows:
-        topics.setdefault(qid.decode("latin-1"), []).append((doc.decode("latin-1"), score))
+    for qid in sorted(
+        grouped
+    ):  # trec_eval sorts lines by (qid, docno); a stable sort keeps repeats in file order
+        docs = grouped.pop(qid)
+        docs.sort(key=lambda d: d[0])
+        topics[qid.decode("latin-1")] = [(doc.decode("latin-1"), score) for doc, score in docs]
     return TrecEvalRun(topics, run_id.decode("latin-1"), shown)
 
 

@@ -96,6 +96,11 @@ def grade_hint(token: str) -> str:
 
 def c_atof(token: bytes) -> float:
     """``atof`` as glibc computes it: the longest prefix ``strtod`` accepts, 0.0 when there is none."""
+    if b"_" not in token:  # float() reads what strtod reads whole the same way, and refuses the rest
+        try:
+            return float(token)
+        except ValueError:
+            pass
     text = token.lstrip(_C_SPACE)
     special = _C_SPECIAL.match(text)
     if special is not None:
@@ -118,6 +123,11 @@ def c_atof(token: bytes) -> float:
 
 def c_atol(token: bytes) -> int:
     """``atol`` as glibc computes it (``strtol`` base 10): the leading integer, clamped to 64 bits; else 0."""
+    if b"_" not in token:
+        try:
+            return max(INT64_MIN, min(INT64_MAX, int(token)))
+        except ValueError:
+            pass
     match = _C_INTEGER.match(token.lstrip(_C_SPACE))
     if match is None:
         return 0

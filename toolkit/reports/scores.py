@@ -184,13 +184,7 @@ def scores_delimited(
 
 
 def scores_trec(results: Sequence[RunScores], *, per_query: bool = False) -> str:
-    """``measure<TAB>query_id<TAB>value`` like ``trec_eval -q``: a ``runid`` line, topics, then ``all`` rows."""
-    out: list[str] = []
-    for scores in results:
-        out.append(f"runid\tall\t{scores.run}\n")
-        if per_query:
-            for q in scores.query_ids:
-                values = scores.per_query[q]
-                out.extend(f"{m}\t{q}\t{_fixed(m, values[m])}\n" for m in scores.measures)
-        out.extend(f"{m}\tall\t{_fixed(m, scores.aggregate[m])}\n" for m in scores.measures)
-    return "".join(out)
+    """trec_eval's ``-q -c`` text with trec_eval's measure names and layout (``toolkit.reports.trec_eval``)."""
+    from toolkit.reports.trec_eval import render_lines, scores_lines
+
+    return render_lines(scores_lines(results, per_query=per_query))
