@@ -102,3 +102,52 @@ def test_where_trec_eval_stops_the_drop_in_stops_alike(
 ) -> None:  # type: ignore[no-untyped-def]
     qrels, run = STOPS[name]
     compare(trec_eval, tmp_path, options, run.encode(), qrels.encode(), seed=1)
+
+
+CRASHES = {
+    "a later topic whose grades are all -2": (
+        "a 0 x 1\nb 0 y -2\n",
+        "a Q0 x 1 1 t\nb Q0 y 1 1 t\n",
+        1,
+        "Error: topic 'b': every grade is -2 or lower; trec_eval 10 clears a negative number of bytes for it and "
+        "crashes (segmentation fault)\n",
+    ),
+    "a comment on the qrels' last line": (
+        "q1 0 a 1\n# trailing\n",
+        "q1 Q0 a 1 1 t\n",
+        2,
+        "Error: {qrels}:2: a comment on the last line crashes trec_eval 10 (it reads past the end); remove it\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CRASHES))
+def test_where_trec_eval_crashes_the_drop_in_stops_clearly(trec_eval, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    qrels_text, run_text, code, message = CRASHES[name]
+    qrels, run = tmp_path / "x.qrels", tmp_path / "x.run"
+    qrels.write_text(qrels_text)
+    run.write_text(run_text)
+    assert trec_eval("-q", "-c", qrels, run).returncode < 0  # killed by a signal
+    got = CliRunner().invoke(main, ["trec_eval", "-q", "-c", str(qrels), str(run)])
+    assert got.exit_code == code
+    assert got.stderr == message.format(qrels=qrels)
+
+
+def test_garbage_trec_eval_would_read_is_refused(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "x.qrels", tmp_path / "x.run"
+    qrels.write_text("q1 0 a 1\n")
+    run.write_bytes(b"q1 Q0 a 1 1 t\nq1 Q0 b 2 \x00 t\n")  # trec_eval stops reading at the NUL, silently
+    got = CliRunner().invoke(main, ["trec_eval", str(qrels), str(run)])
+    assert (got.exit_code, got.stdout) == (2, "")
+    assert (
+        got.stderr
+        == f"Error: {run}:2: NUL byte: trec_eval 10 would silently ignore the rest of the file; remove it\n"
+    )
+    run.write_text("# nothing but a comment\n")  # trec_eval prints an uninitialised run tag under -c
+    got = CliRunner().invoke(main, ["trec_eval", "-c", str(qrels), str(run)])
+    assert (got.exit_code, got.stdout) == (2, "")
+    assert "no result lines" in got.stderr
+    qrels.write_text("q1 0 a 1\nq1 0 b 16777216\n")
+    run.write_text("q1 Q0 a 1 1 t\n")
+    got = CliRunner().invoke(main, ["trec_eval", str(qrels), str(run)])
+    assert got.exit_code == 1 and "grade 16777216 is above 16777215" in got.stderr

@@ -42,7 +42,7 @@ from toolkit.treceval.measures.base import (
 )
 from toolkit.treceval.measures.sets import MeasureFailure
 from toolkit.treceval.options import ActiveMeasure, Options, active_measures
-from toolkit.treceval.resrels import FormFailure, LevelsState, form_res_rels
+from toolkit.treceval.resrels import STOP, FormFailure, LevelsState, form_res_rels
 
 #: The ranking trec_eval scores for a qrels topic the run lacks, under -c.
 STAND_IN = [("ceci_nest_pas_un_docno", 1.0)]
@@ -105,10 +105,14 @@ def evaluate(options: Options, qrels: TrecEvalQrels, run: TrecEvalRun) -> TrecEv
                     rr = form_res_rels(settings, query_id, judgments, docs, state)
                 values.append(definition.calc(settings, rr or EMPTY, measure.params))
             except (FormFailure, MeasureFailure) as exc:
-                crash = isinstance(exc, FormFailure) and exc.crash
-                stop = "crashes" if crash else f"stops: Can't calculate measure '{definition.name}'"
-                message = f"{exc} (trec_eval 10 {stop})"
-                return TrecEvalResult(tuple(lines), TrecEvalError(message, exit_code=1 if crash else 4))
+                kind = exc.kind if isinstance(exc, FormFailure) else STOP
+                if kind == STOP:
+                    error = TrecEvalError(
+                        f"{exc} (trec_eval 10 stops: Can't calculate measure '{definition.name}')", exit_code=4
+                    )
+                else:
+                    error = TrecEvalError(str(exc), exit_code=1)
+                return TrecEvalResult(tuple(lines), error)
         if stand_in:
             for measure, vals in zip(measures, values, strict=True):
                 for k, name in enumerate(measure.names):

@@ -24,16 +24,21 @@ from dataclasses import dataclass, field
 from toolkit.treceval.cnum import qsort
 from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, ResRels, Settings
 
-#: Largest grade + 1 the drop-in allocates counts for: trec_eval allocates max grade + 1 longs per topic.
-MAX_LEVELS = 1 << 20
+#: Largest grade + 1 the drop-in evaluates: trec_eval allocates max grade + 1 counts per topic and its gain
+#: measures walk them all; far beyond this it runs out of memory or time, and the drop-in stops before.
+MAX_LEVELS = 1 << 24
+
+STOP = "stop"  # trec_eval stops: "Can't calculate measure" (exit 4)
+CRASH = "crash"  # trec_eval crashes
+LIMIT = "limit"  # the drop-in's own limit
 
 
 class FormFailure(Exception):
-    """trec_eval cannot form this topic's list: it stops with exit 4 (or crashes, ``crash=True``)."""
+    """This topic's list cannot be formed; ``kind`` says whether trec_eval stops, crashes, or the drop-in stops."""
 
-    def __init__(self, message: str, *, crash: bool = False) -> None:
+    def __init__(self, message: str, *, kind: str = STOP) -> None:
         super().__init__(message)
-        self.crash = crash
+        self.kind = kind
 
 
 @dataclass
@@ -81,8 +86,9 @@ def form_res_rels(
     needed = max_rel + 1
     if needed > MAX_LEVELS:
         raise FormFailure(
-            f"topic {query_id!r}: grade {max_rel} — trec_eval 10 allocates a count for every grade up to the "
-            f"largest; the drop-in stops above {MAX_LEVELS - 1}"
+            f"topic {query_id!r}: grade {max_rel} is above {MAX_LEVELS - 1}, the largest the drop-in evaluates "
+            "(trec_eval 10 allocates a count for every grade up to the largest); rescale the grades",
+            kind=LIMIT,
         )
     if needed > state.bound:
         state.bound += needed
@@ -96,7 +102,7 @@ def form_res_rels(
         raise FormFailure(
             f"topic {query_id!r}: every grade is {max_rel} or lower; trec_eval 10 clears a negative number of "
             "bytes for it and crashes (segmentation fault)",
-            crash=True,
+            kind=CRASH,
         )
     for level in [k for k in state.buffer if 0 <= k < needed]:
         del state.buffer[level]
