@@ -108,7 +108,8 @@ def evaluate(options: Options, qrels: TrecEvalQrels, run: TrecEvalRun) -> TrecEv
                 kind = exc.kind if isinstance(exc, FormFailure) else STOP
                 if kind == STOP:
                     error = TrecEvalError(
-                        f"{exc} (trec_eval 10 stops: Can't calculate measure '{definition.name}')", exit_code=4
+                        f"{exc} (trec_eval 10 stops: Can't calculate measure '{definition.name}')",
+                        exit_code=4,
                     )
                 else:
                     error = TrecEvalError(str(exc), exit_code=1)
