@@ -72,6 +72,8 @@ def iter_data_lines(path: str | Path, text: str | None = None) -> Iterator[tuple
 #: Unicode spaces and on \x1c-\x1f, which trec_eval keeps inside a token).
 _C_SPACE = " \t\r\v\f"
 _C_FIELD = re.compile(r"[^ \t\r\v\f\n]+")
+#: Characters ``str.split()`` splits on that C's ``isspace`` does not (in ASCII text).
+_PYTHON_ONLY_SPACE = re.compile(r"[\x1c-\x1f]")
 
 
 def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
@@ -81,11 +83,13 @@ def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
     ASCII whitespace; blank lines and lines whose first non-blank character is ``#`` are skipped.
     """
     text = read_text(path)
+    plain = text.isascii() and _PYTHON_ONLY_SPACE.search(text) is None
+    split = str.split if plain else _C_FIELD.findall  # the same columns; str.split is 4 times faster
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.lstrip(_C_SPACE)
         if not stripped or stripped.startswith("#"):
             continue
-        fields = _C_FIELD.findall(stripped)
+        fields = split(stripped)
         if fields:
             yield number, fields
 
