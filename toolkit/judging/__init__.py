@@ -25,13 +25,15 @@ from toolkit.judging.records import (
     Provenance,
     RoundInfo,
 )
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import NO_DECISION, CampaignStore, ConflictError
 
 __all__ = [
     "ACTIONS",
     "DECISIONS",
+    "NO_DECISION",
     "AssessorGrade",
     "CampaignStore",
+    "ConflictError",
     "CampaignTopic",
     "Disagreement",
     "Document",

@@ -10,7 +10,10 @@ sits in one place (``toolkit.judging.sqlite`` today; PostgreSQL later) — and i
   are ``judge`` with a grade on the scale, or ``skip`` / ``unrateable`` without one; the item must be in the
   campaign; assessor names follow the judgments format;
 - what an ``undo`` cancels (``toolkit.judging.log.latest_decision``);
-- the current judgment, derived from the log (``current``, ``current_judgments``, ``adjudications``).
+- the current judgment, derived from the log (``current_decision``, ``current_judgments``, ``adjudications``);
+- conditional writes (``record(…, expect_event=)``, ``undo(…, expect_event=)``): the decision in force is read
+  inside the write transaction and a ``ConflictError`` is raised instead of writing when it is not the one
+  the caller saw — one assessor in two windows never overwrites silently.
 
 Durability is the backend's promise: every write method has committed before it returns, and
 ``transaction()`` groups several writes into one all-or-nothing commit (nested uses join the outer one).
@@ -51,6 +54,35 @@ from toolkit.judging.records import (
 
 #: Every action except ``adjudicate``: the events an assessor's current judgments derive from.
 _ASSESSOR_ACTIONS = tuple(a for a in ACTIONS if a != "adjudicate")
+
+#: ``expect_event`` value meaning "no decision in force on the item" (log event ids start at 1).
+NO_DECISION = 0
+
+
+class ConflictError(StoreError):
+    """A conditional write found another decision in force than the caller saw; nothing was written.
+
+    ``current`` is the decision in force now (None when there is none), for the screen to show before it
+    asks whether to replace it.
+    """
+
+    def __init__(self, message: str, *, current: Judgment | None) -> None:
+        super().__init__(message)
+        self.current = current
+
+
+def _check_expectation(expect_event: int | None) -> None:
+    if expect_event is not None and (
+        isinstance(expect_event, bool) or not isinstance(expect_event, int) or expect_event < 0
+    ):
+        raise StoreError(f"expect_event must be an event id or NO_DECISION (0), not {expect_event!r}")
+
+
+def _describe(decision: Judgment | None) -> str:
+    if decision is None:
+        return "no decision"
+    shown = f"grade {decision.grade}" if decision.action == "judge" else decision.action
+    return f"{shown} (event {decision.event_id})"
 
 
 class CampaignStore(ABC):
@@ -277,15 +309,28 @@ class CampaignStore(ABC):
         note: str | None = None,
         duration_ms: int | None = None,
         position: int | None = None,
+        expect_event: int | None = None,
     ) -> int:
         """Append a decision (``judge`` with a grade, ``skip`` or ``unrateable`` without) and commit it.
 
         Returns the event id once the transaction is durable. Re-judging an item appends a new decision;
-        the latest one is current.
+        the latest one is current. With ``expect_event`` (the ``event_id`` of the decision the caller saw,
+        or ``NO_DECISION``), the decision in force is checked in the same transaction first and a
+        ``ConflictError`` raised, with nothing written, when it is another one.
         """
         if action not in DECISIONS:
             raise StoreError(f"unknown action {action!r}; use one of {', '.join(DECISIONS)}")
+        _check_expectation(expect_event)
         with self.transaction():
+            if expect_event is not None:
+                now = self.current_decision(assessor, query_id, doc_id)
+                if (now.event_id if now else NO_DECISION) != expect_event:
+                    raise ConflictError(
+                        f"{self.location}: {assessor}'s decision on ({query_id}, {doc_id}) changed in another "
+                        f"window: {_describe(now)} is in force now; nothing was recorded (show it and ask "
+                        "before replacing it)",
+                        current=now,
+                    )
             return self._append(
                 assessor,
                 query_id,
@@ -313,14 +358,27 @@ class CampaignStore(ABC):
                 )
             return ids
 
-    def undo(self, assessor: str) -> Item | None:
+    def undo(self, assessor: str, *, expect_event: int | None = None) -> Item | None:
         """Cancel the assessor's latest decision still in force (appends an ``undo``); returns its item.
 
         Repeated undos walk further back; an item re-judged twice returns to its earlier grade. None when
-        there is nothing left to undo.
+        there is nothing left to undo. With ``expect_event``, only when that latest decision is still event
+        ``expect_event`` (``NO_DECISION``: none); otherwise ``ConflictError`` and nothing is appended.
         """
+        _check_expectation(expect_event)
         with self.transaction():
             target = judgment_log.latest_decision(self.events(assessor=assessor))
+            if expect_event is not None and (target.event_id if target else NO_DECISION) != expect_event:
+                now = (
+                    None
+                    if target is None
+                    else self.current_decision(assessor, target.query_id, target.doc_id)
+                )
+                raise ConflictError(
+                    f"{self.location}: {assessor}'s latest decision changed in another window: "
+                    f"{_describe(now)} is the latest now; nothing was undone",
+                    current=now,
+                )
             if target is None:
                 return None
             self._append(assessor, target.query_id, target.doc_id, "undo", undoes=target.event_id)
@@ -343,10 +401,17 @@ class CampaignStore(ABC):
 
     # ------------------------------------------------------------------ current judgments (from the log)
 
-    def current(self, assessor: str, query_id: str, doc_id: str) -> Judgment | None:
-        """The assessor's current decision on one item, derived from the log."""
+    def current_decision(self, assessor: str, query_id: str, doc_id: str) -> Judgment | None:
+        """The assessor's decision in force on one item, derived from the log (one read, one snapshot).
+
+        Its ``event_id`` is what a conditional ``record``/``undo`` expects (``expect_event``).
+        """
         events = self.events(assessor=assessor, query_id=query_id, doc_id=doc_id)
         return judgment_log.derive_current(events).get((assessor, query_id, doc_id))
+
+    def current(self, assessor: str, query_id: str, doc_id: str) -> Judgment | None:
+        """``current_decision`` under its older name."""
+        return self.current_decision(assessor, query_id, doc_id)
 
     def current_judgments(self, *, include_gold: bool = False) -> list[Judgment]:
         """Every assessor's current decision (adjudications excluded), in topic order then doc id."""
