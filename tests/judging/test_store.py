@@ -147,12 +147,78 @@ def test_undo_appends_and_restores_earlier_grade(store: CampaignStore) -> None:
     assert store.undo("bob") is None  # bob's undo never touches alice's work
 
 
-def test_log_is_append_only_even_for_raw_sql(store: CampaignStore) -> None:
-    store.record("alice", "q1", "d1", grade=1)
+_LOG_ROW = "time, assessor, query_id, doc_id, action, grade"
+_OVERWRITES = [
+    "UPDATE judgment_log SET grade = 3",
+    "UPDATE OR REPLACE judgment_log SET grade = 3 WHERE id = 1",
+    "DELETE FROM judgment_log",
+    "DELETE FROM judgment_log WHERE id = 1",
+    f"INSERT OR REPLACE INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'mallory', 'q1', 'd1', 'judge', 3)",
+    f"REPLACE INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'mallory', 'q1', 'd1', 'judge', 3)",
+    f"INSERT OR IGNORE INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'mallory', 'q1', 'd1', 'judge', 3)",
+    f"INSERT INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'mallory', 'q1', 'd1', 'judge', 3) "
+    "ON CONFLICT (id) DO UPDATE SET grade = excluded.grade, assessor = excluded.assessor",
+    f"INSERT INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'mallory', 'q1', 'd1', 'judge', 3) "
+    "ON CONFLICT DO NOTHING",
+    f"INSERT OR REPLACE INTO judgment_log (id, {_LOG_ROW}) SELECT id, time, 'mallory', query_id, doc_id, "
+    "action, 3 FROM judgment_log",
+]
+
+
+@pytest.mark.parametrize("sql", _OVERWRITES)
+def test_log_is_append_only_against_every_sql_form(tmp_path: Path, make_campaign, sql: str) -> None:
+    """SQLite only: a raw sqlite3 connection of its own, as any other program on the machine would use."""
+    path = make_campaign(tmp_path / "c.sqlite")
+    with CampaignStore.open(path) as store:
+        store.record("alice", "q1", "d1", grade=1)
+        store.record("alice", "q1", "d2", grade=2)
+        before = store.log()
+    raw = sqlite3.connect(path, isolation_level=None)
+    try:
+        raw.execute(sql)
+    except sqlite3.DatabaseError as exc:
+        assert "append-only" in str(exc)
+    raw.close()
+    with CampaignStore.open(path) as store:
+        assert store.log() == before  # whatever the statement did, no event changed or went away
+
+
+def test_log_still_takes_new_events_through_raw_sql(tmp_path: Path, make_campaign) -> None:
+    """The guard refuses only an existing id: appending (with or without an explicit new id) still works."""
+    path = make_campaign(tmp_path / "c.sqlite")
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute(f"INSERT INTO judgment_log ({_LOG_ROW}) VALUES ('t', 'alice', 'q1', 'd1', 'judge', 1)")
+    raw.execute(
+        f"INSERT OR REPLACE INTO judgment_log (id, {_LOG_ROW}) VALUES (7, 't', 'bob', 'q1', 'd1', 'judge', 2)"
+    )
+    raw.close()
+    with CampaignStore.open(path) as store:
+        assert [(e.event_id, e.assessor, e.grade) for e in store.log()] == [(1, "alice", 1), (7, "bob", 2)]
+
+
+def test_a_version_1_campaign_gets_the_insert_guard(tmp_path: Path) -> None:
+    """Migration 2 adds the guard to campaigns made before it (SQLite only: builds a version-1 file by hand)."""
+    from toolkit.judging.sqlite.schema import APPLICATION_ID, MIGRATIONS
+
+    path = tmp_path / "old.sqlite"
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.executescript(f"{MIGRATIONS[0]}\nPRAGMA application_id = {APPLICATION_ID};\nPRAGMA user_version = 1;")
+    raw.execute("INSERT INTO topics (query_id, ord, query) VALUES ('q1', 0, 'apple')")
+    raw.execute(f"INSERT INTO judgment_log ({_LOG_ROW}) VALUES ('t', 'alice', 'q1', 'd1', 'judge', 1)")
+    raw.execute(
+        f"REPLACE INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'alice', 'q1', 'd1', 'judge', 3)"
+    )
+    assert raw.execute("SELECT grade FROM judgment_log").fetchall() == [(3,)]  # the hole version 1 had
+    raw.close()
+    with CampaignStore.open(path) as store:
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert [e.grade for e in store.log()] == [3]
+    raw = sqlite3.connect(path, isolation_level=None)
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        store._conn.execute("UPDATE judgment_log SET grade = 3")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        store._conn.execute("DELETE FROM judgment_log")
+        raw.execute(
+            f"REPLACE INTO judgment_log (id, {_LOG_ROW}) VALUES (1, 't', 'alice', 'q1', 'd1', 'judge', 0)"
+        )
+    raw.close()
 
 
 def test_notes(store: CampaignStore) -> None:

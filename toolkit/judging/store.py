@@ -59,6 +59,24 @@ _ASSESSOR_ACTIONS = tuple(a for a in ACTIONS if a != "adjudicate")
 NO_DECISION = 0
 
 
+class MissingCampaignError(StoreError):
+    """No campaign at this location (``open`` without ``create``)."""
+
+
+class CampaignExistsError(StoreError):
+    """``create`` found a campaign at the location: it existed already, or another process made it first."""
+
+
+class BusyError(StoreError):
+    """Another process held the campaign's write lock for longer than the busy timeout; nothing was written.
+
+    Safe to retry: the write did not happen (a screen queues the decision and tries again)."""
+
+
+class ReadOnlyError(StoreError):
+    """The campaign may be read but not written by this process (permissions, a read-only file system)."""
+
+
 class ConflictError(StoreError):
     """A conditional write found another decision in force than the caller saw; nothing was written.
 
@@ -90,16 +108,32 @@ class CampaignStore(ABC):
 
     #: Where the campaign lives, as the user wrote it (a file path; a URL for a server backend).
     location: str
+    #: True when this process may read the campaign but not write it; every write raises ``ReadOnlyError``.
+    read_only: bool = False
 
     @classmethod
     def open(cls, location: str | Path, *, create: bool = False) -> CampaignStore:
         """Open a campaign; ``create=True`` makes a new empty one when it does not exist yet.
 
-        Every location is an SQLite file today; a server backend is chosen here by its URL scheme.
+        Every location is an SQLite file today; a server backend is chosen here by its URL scheme. A missing
+        campaign without ``create`` raises ``MissingCampaignError``. Creating is atomic: of several processes
+        creating one campaign at once, one creates it and the others open it.
         """
         from toolkit.judging.sqlite import SQLiteStore
 
         return SQLiteStore.open(location, create=create)
+
+    @classmethod
+    def create(cls, location: str | Path) -> AbstractContextManager[CampaignStore]:
+        """A new campaign, built out of sight and published at ``location`` only when the block succeeds.
+
+        ``with CampaignStore.create(path) as store: …`` — the block fills the new campaign (``pool``'s first
+        round); if it raises, nothing ever appears at ``location``. ``CampaignExistsError`` when a campaign is
+        there already, or another process published one there while the block ran (nothing is replaced).
+        """
+        from toolkit.judging.sqlite import SQLiteStore
+
+        return SQLiteStore.create(location)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -191,8 +225,12 @@ class CampaignStore(ABC):
     # ------------------------------------------------------------------ organiser writes
 
     @abstractmethod
-    def set_topics(self, topics: Iterable[CampaignTopic], grades: Mapping[int, str]) -> None:
-        """Store (or update) topics and the grade scale; a campaign's scale cannot change once judged."""
+    def judged_topics(self) -> set[str]:
+        """Topics with any grade in the log (``judge``, ``unrateable`` or ``adjudicate``, undone or not)."""
+
+    @abstractmethod
+    def _write_topics(self, topics: Sequence[CampaignTopic], grades: Mapping[int, str]) -> None:
+        """Replace the grade scale; add new topics at the end, update known ones (rules checked by the caller)."""
 
     @abstractmethod
     def add_round(
@@ -227,6 +265,39 @@ class CampaignStore(ABC):
 
     @abstractmethod
     def set_meta(self, values: Mapping[str, str]) -> None: ...
+
+    def set_topics(self, topics: Iterable[CampaignTopic], grades: Mapping[int, str]) -> None:
+        """Store (or update) topics and the grade scale, in one transaction, under two rules.
+
+        Once a campaign holds grades its scale cannot change; and a topic already judged keeps the text its
+        assessors read (query, description, narrative): a later round that rewords it is refused, not
+        applied silently under grades given to the old wording. A topic nobody judged yet may be edited; a
+        judged topic's class may change (it is not shown to assessors).
+        """
+        topics = list(topics)
+        wanted = {int(g): str(d) for g, d in grades.items()}
+        with self.transaction():
+            judged = self.judged_topics()
+            existing = self.grades()
+            if judged and existing and set(existing) != set(wanted):
+                raise StoreError(
+                    f"{self.location}: the grade scale {sorted(wanted)} differs from the campaign's "
+                    f"{sorted(existing)}; judgments exist, so use a topic set with the same grades"
+                )
+            stored = {t.query_id: t for t in self.topics()} if judged else {}
+            for topic in topics:
+                old = stored.get(topic.query_id)
+                if old is None or topic.query_id not in judged:
+                    continue
+                for field in ("query", "description", "narrative"):
+                    before, after = getattr(old, field), getattr(topic, field)
+                    if before != after:
+                        raise StoreError(
+                            f"{self.location}: topic {topic.query_id!r} was judged on its text, and the topic "
+                            f"set changes its {field} ({before!r} → {after!r}); keep the text the assessors "
+                            "judged, or give the changed topic a new id"
+                        )
+            self._write_topics(topics, wanted)
 
     # ------------------------------------------------------------------ the log: one primitive …
 

@@ -4,8 +4,13 @@ Migration ``i`` (1-based) moves a database from version ``i - 1`` to ``i``; each
 together with the ``user_version`` bump, so a crash mid-migration leaves the old version intact. A file
 with a newer version than this code knows is refused rather than guessed at.
 
-The judgment log is append-only by construction: triggers make UPDATE and DELETE on it fail, so even a
-buggy caller cannot rewrite history (DESIGN §5 "Nothing is lost").
+The judgment log is append-only by construction: triggers make UPDATE and DELETE on it fail, and (since
+version 2) an INSERT that names an existing event id — so ``INSERT OR REPLACE``/``REPLACE INTO``, whose
+delete of the old row fires no delete trigger, cannot overwrite an event either. Even a buggy caller or a
+stray ``sqlite3`` session cannot rewrite history (DESIGN §5 "Nothing is lost").
+
+Everything here runs after ``files.check_header`` accepted the file, and checks the file again in SQL
+before writing: a newer schema or another program's database is refused untouched.
 """
 
 from __future__ import annotations
@@ -15,9 +20,8 @@ import time
 from pathlib import Path
 
 from toolkit.errors import StoreError
-
-#: Marks a campaign database (``PRAGMA application_id``), so a stray SQLite file is not mistaken for one.
-APPLICATION_ID = 0x54524543  # "TREC"
+from toolkit.judging.sqlite import files
+from toolkit.judging.sqlite.files import APPLICATION_ID, busy_error, foreign, read_only_error, sqlite_error
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the initial schema (DESIGN §8).
@@ -72,86 +76,123 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER judgment_log_no_delete BEFORE DELETE ON judgment_log
         BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only'); END;
     """,
+    # 2: REPLACE deletes the conflicting row without firing delete triggers (recursive_triggers is off by
+    # default, and per connection anyway): refuse any insert of an id the log already holds.
+    """
+    CREATE TRIGGER judgment_log_no_replace BEFORE INSERT ON judgment_log
+        WHEN EXISTS (SELECT 1 FROM judgment_log WHERE id = NEW.id)
+        BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only'); END;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-#: Seconds a writer waits for another process's transaction before giving up.
-BUSY_TIMEOUT_S = 30.0
+#: The oldest schema this code reads as it is. A read-only campaign cannot be migrated; migration 2 only adds
+#: a trigger, so version 1 reads the same.
+READABLE_FROM = 1
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open with the durability settings every connection needs: WAL, ``synchronous=FULL``, busy timeout.
-
-    ``isolation_level=None`` puts transactions under our control (``BEGIN IMMEDIATE`` … ``COMMIT``), so
-    a write takes the lock up front instead of failing half-way with SQLITE_BUSY on upgrade.
-    """
-    try:
-        conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-        )
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        _set_wal(conn)
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(
-            f"{path}: not a campaign database ({exc}); pass the .sqlite file `pool` created"
-        ) from None
-    return conn
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (a trigger body holds semicolons of its own)."""
+    out: list[str] = []
+    buffer = ""
+    for piece in script.split(";"):
+        buffer += piece + ";"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip(" \n;"):
+                out.append(buffer.strip())
+            buffer = ""
+    return out
 
 
-def _set_wal(conn: sqlite3.Connection) -> None:
-    """``PRAGMA journal_mode = WAL``, waiting out another process that is creating the same file.
-
-    Switching a new file to WAL needs an exclusive lock, and SQLite reports "database is locked" at once
-    (without the busy handler) while another connection holds the file in its first transaction.
-    """
-    deadline = time.monotonic() + BUSY_TIMEOUT_S
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
+def _state(conn: sqlite3.Connection) -> tuple[int, int, int, str]:
+    """user_version, application_id, table count and journal mode — one statement, so one snapshot."""
+    row = conn.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), "
+        "(SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_master), "
+        "(SELECT journal_mode FROM pragma_journal_mode)"
+    ).fetchone()
+    return int(row[0]), int(row[1]), int(row[2]), str(row[3])
 
 
-def migrate(conn: sqlite3.Connection, path: Path, *, new: bool) -> None:
-    """Bring the schema to ``SCHEMA_VERSION``; refuse foreign or newer files."""
-    try:
-        # One statement, so one snapshot: another process may be creating the file at this very moment.
-        version, app_id, tables = conn.execute(
-            "SELECT (SELECT user_version FROM pragma_user_version), "
-            "(SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_master)"
-        ).fetchone()
-        has_tables = tables > 0
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(
-            f"{path}: not a campaign database ({exc}); pass the .sqlite file `pool` created"
-        ) from None
+def _check(path: Path, version: int, app_id: int, tables: int, *, new: bool) -> None:
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"{path}: campaign schema version {version} is newer than this trec-toolkit supports "
             f"({SCHEMA_VERSION}); upgrade trec-toolkit"
         )
-    if (version == 0 and has_tables) or (version > 0 and app_id != APPLICATION_ID):
-        raise StoreError(
-            f"{path}: an SQLite file but not a campaign database; pass the .sqlite file `pool` created"
-        )
-    if version == 0 and not new:
-        raise StoreError(f"{path}: empty campaign database; create it with `trec-toolkit pool … -o {path}`")
-    for number in range(version + 1, SCHEMA_VERSION + 1):
-        script = MIGRATIONS[number - 1]
+    if app_id != APPLICATION_ID and not (new and version == 0 and tables == 0):
+        raise foreign(path)
+
+
+def prepare(conn: sqlite3.Connection, path: Path, *, read_only: str | None, new: bool = False) -> None:
+    """Check the schema, then (when writable) switch to WAL, set ``synchronous=FULL`` and migrate.
+
+    ``new``: ``path`` is our own temporary file of ``files.building``, still empty. Nothing is written
+    before the checks pass; the migrations re-check the version inside ``BEGIN IMMEDIATE``, so two
+    processes upgrading one file at once migrate it once.
+    """
+    try:
+        version, app_id, tables, journal = _state(conn)
+    except sqlite3.Error as exc:
+        raise sqlite_error(path, exc, "read the campaign") from None
+    _check(path, version, app_id, tables, new=new)
+    if read_only is not None:
+        if version < READABLE_FROM:
+            raise read_only_error(path, f"{read_only}, and its schema needs an upgrade first")
+        return
+    try:
+        if journal != "wal":
+            _set_wal(conn, path)
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.Error as exc:
+        raise sqlite_error(path, exc, "open the campaign") from None
+    if version < SCHEMA_VERSION:
+        migrate(conn, path, new=new)
+
+
+def _set_wal(conn: sqlite3.Connection, path: Path) -> None:
+    """``PRAGMA journal_mode = WAL``, waiting out another process that holds the file.
+
+    Switching to WAL needs an exclusive lock, and SQLite reports "database is locked" at once (without the
+    busy handler) while another connection reads or writes; so retry until the busy timeout, then say busy.
+    Only files from before atomic creation get here: a new campaign is published in WAL mode already.
+    """
+    deadline = time.monotonic() + files.BUSY_TIMEOUT_S
+    while True:
         try:
-            conn.executescript(
-                f"BEGIN IMMEDIATE;\n{script}\nPRAGMA application_id = {APPLICATION_ID};\n"
-                f"PRAGMA user_version = {number};\nCOMMIT;"
-            )
-        except sqlite3.DatabaseError as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
-                continue  # another process migrated (or created) the file at the same moment
-            raise StoreError(f"{path}: migration to schema version {number} failed ({exc})") from None
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode == "wal":
+                return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        if time.monotonic() > deadline:
+            raise busy_error(path)
+        time.sleep(0.01)
+
+
+def migrate(conn: sqlite3.Connection, path: Path, *, new: bool) -> None:
+    """Bring the schema to ``SCHEMA_VERSION`` in one ``BEGIN IMMEDIATE`` transaction, checks inside it."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise sqlite_error(path, exc, "upgrade the campaign") from None
+    try:
+        version, app_id, tables, _ = _state(conn)
+        _check(path, version, app_id, tables, new=new)
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _statements(MIGRATIONS[number - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise sqlite_error(
+                path, exc, f"upgrade the campaign to schema version {SCHEMA_VERSION}"
+            ) from None
+        raise

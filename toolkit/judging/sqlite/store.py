@@ -33,8 +33,9 @@ from toolkit.judging.records import (
     check_assessor,
     now_iso,
 )
-from toolkit.judging.sqlite.schema import connect, migrate
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.sqlite import files
+from toolkit.judging.sqlite.schema import prepare
+from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCampaignError
 
 _LOG_COLUMNS = (
     "id, time, assessor, query_id, doc_id, action, grade, note, duration_ms, position, content_hash, undoes"
@@ -48,10 +49,19 @@ class SQLiteStore(CampaignStore):
     One connection, shared by the threads of one process under a lock (the TUI records from workers).
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        *,
+        read_only: str | None = None,
+        shown: Path | None = None,
+    ) -> None:
         self._conn = conn
-        self.path = path
-        self.location = str(path)
+        self.path = shown or path  # what messages name: the campaign, not the temporary file it is built in
+        self.location = str(self.path)
+        self.read_only = read_only is not None
+        self._read_only_reason = read_only
         self._lock = threading.RLock()
         self._depth = 0  # nesting level of transaction()
 
@@ -59,26 +69,66 @@ class SQLiteStore(CampaignStore):
 
     @classmethod
     def open(cls, location: str | Path, *, create: bool = False) -> SQLiteStore:
-        """Open a campaign file; ``create=True`` makes a new empty one when the file does not exist.
+        """Open a campaign file; ``create=True`` makes a new empty one (atomically) when none exists.
 
-        A missing file without ``create`` raises ``StoreError`` with the command that makes one; a file that
-        is not a campaign, or comes from a newer schema, is refused. Older schemas are migrated in place.
+        A missing file without ``create`` raises ``MissingCampaignError`` with the command that makes one; a
+        file that is not a campaign, or comes from a newer schema, is refused before anything is written to
+        it. Older schemas are migrated in place. A campaign this process may not write opens read-only.
         """
         p = Path(location)
-        new = not p.exists()
-        if new and not create:
-            raise StoreError(f"{p}: no such campaign; create one with `trec-toolkit pool RUN… -o {p}`")
         if p.is_dir():
             raise StoreError(f"{p}: is a directory; pass the campaign's .sqlite file")
-        if new:
-            p.parent.mkdir(parents=True, exist_ok=True)
-        conn = connect(p)
+        if not p.exists():
+            if not create:
+                raise MissingCampaignError(
+                    f"{p}: no such campaign; create one with `trec-toolkit pool RUN… -o {p}`"
+                )
+            try:
+                with cls.create(p):
+                    pass
+            except CampaignExistsError:
+                pass  # another process created it at the same moment: open theirs
+        return cls._open_file(p)
+
+    @classmethod
+    def _open_file(cls, path: Path, *, shown: Path | None = None, new: bool = False) -> SQLiteStore:
+        if not new:
+            files.check_header(path)
+        reason = files.read_only_reason(path)
+        conn = files.connect_read_only(path, reason) if reason else files.connect(path)
         try:
-            migrate(conn, p, new=new or create)
-        except StoreError:
+            prepare(conn, shown or path, read_only=reason, new=new)
+        except BaseException:
             conn.close()
             raise
-        return cls(conn, p)
+        return cls(conn, path, read_only=reason, shown=shown)
+
+    @classmethod
+    @contextmanager
+    def create(cls, location: str | Path) -> Iterator[SQLiteStore]:
+        """Build a new campaign in a temporary file beside ``location``; publish it there when the block ends.
+
+        The store is closed (and its WAL checkpointed into the file) before it is linked into place, so the
+        campaign appears complete or not at all; on any error only the temporary file is removed.
+        """
+        p = Path(location)
+        if p.exists():
+            raise CampaignExistsError(f"{p}: already exists")
+        with files.building(p) as temp:
+            store = cls._open_file(temp, shown=p, new=True)
+            try:
+                yield store
+                store._checkpoint()
+            finally:
+                store.close()
+            files.publish(temp, p)
+
+    def _checkpoint(self) -> None:
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.Error as exc:
+                raise files.sqlite_error(self.path, exc, "finish the new campaign") from None
 
     def close(self) -> None:
         with self._lock:
@@ -89,6 +139,8 @@ class SQLiteStore(CampaignStore):
         """One durable write: ``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back whole on any error.
 
         Nested uses join the outermost transaction, so several writes can be made atomic together.
+        ``BEGIN IMMEDIATE`` takes the write lock before the first read, so what is read inside is what the
+        write applies to: no other process commits in between (conditional writes, whole pool rounds).
         """
         with self._lock:
             if self._depth:
@@ -98,12 +150,12 @@ class SQLiteStore(CampaignStore):
                 finally:
                     self._depth -= 1
                 return
+            if self._read_only_reason is not None:
+                raise files.read_only_error(self.path, self._read_only_reason)
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(
-                    f"{self.path}: cannot start a write ({exc}); is another process stuck?"
-                ) from None
+            except sqlite3.Error as exc:
+                raise files.sqlite_error(self.path, exc, "start a write") from None
             self._depth = 1
             try:
                 yield self._conn
@@ -111,7 +163,10 @@ class SQLiteStore(CampaignStore):
             except sqlite3.Error as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                raise StoreError(f"{self.path}: write failed and was rolled back ({exc})") from None
+                error = files.sqlite_error(self.path, exc, "write")
+                if type(error) is StoreError:  # not busy, not read-only: say what was lost
+                    error = StoreError(f"{self.path}: write failed and was rolled back ({exc})")
+                raise error from None
             except BaseException:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
@@ -124,7 +179,7 @@ class SQLiteStore(CampaignStore):
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: cannot read the campaign ({exc})") from None
+                raise files.sqlite_error(self.path, exc, "read the campaign") from None
 
     # ------------------------------------------------------------------ topics, grades, documents
 
@@ -285,28 +340,27 @@ class SQLiteStore(CampaignStore):
 
     # ------------------------------------------------------------------ organiser writes
 
-    def set_topics(self, topics: Iterable[CampaignTopic], grades: Mapping[int, str]) -> None:
+    def judged_topics(self) -> set[str]:
+        rows = self._rows(
+            "SELECT DISTINCT query_id FROM judgment_log WHERE action IN ('judge', 'unrateable', 'adjudicate')"
+        )
+        return {r[0] for r in rows}
+
+    def _write_topics(self, topics: Sequence[CampaignTopic], grades: Mapping[int, str]) -> None:
         with self.transaction() as conn:
-            existing = dict(conn.execute("SELECT grade, definition FROM grades").fetchall())
-            wanted = {int(g): str(d) for g, d in grades.items()}
-            if existing and set(existing) != set(wanted):
-                has_log = conn.execute("SELECT 1 FROM judgment_log LIMIT 1").fetchone()
-                if has_log:
-                    raise StoreError(
-                        f"{self.path}: the grade scale {sorted(wanted)} differs from the campaign's "
-                        f"{sorted(existing)}; judgments exist, so use a topic set with the same grades"
-                    )
             conn.execute("DELETE FROM grades")
-            conn.executemany("INSERT INTO grades (grade, definition) VALUES (?, ?)", sorted(wanted.items()))
+            conn.executemany("INSERT INTO grades (grade, definition) VALUES (?, ?)", sorted(grades.items()))
             start = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM topics").fetchone()[0]
-            for offset, t in enumerate(topics):
-                conn.execute(
-                    "INSERT INTO topics (query_id, ord, query, description, narrative, query_class) "
-                    "VALUES (?,?,?,?,?,?) ON CONFLICT(query_id) DO UPDATE SET query = excluded.query, "
-                    "description = excluded.description, narrative = excluded.narrative, "
-                    "query_class = excluded.query_class",
-                    (t.query_id, start + offset, t.query, t.description, t.narrative, t.query_class),
-                )
+            conn.executemany(
+                "INSERT INTO topics (query_id, ord, query, description, narrative, query_class) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT(query_id) DO UPDATE SET query = excluded.query, "
+                "description = excluded.description, narrative = excluded.narrative, "
+                "query_class = excluded.query_class",
+                [
+                    (t.query_id, start + offset, t.query, t.description, t.narrative, t.query_class)
+                    for offset, t in enumerate(topics)
+                ],
+            )
 
     def add_round(
         self,

@@ -1,0 +1,235 @@
+"""The campaign file on disk: what it is before SQLite writes to it, who may write it, how it comes to exist.
+
+Three things a database library does not do for us (issue 11 "Nothing lost, nobody in"):
+
+- **Look before touching.** ``check_header`` reads the first 100 bytes with a plain ``open(…, "rb")``:
+  a file that is not SQLite, or an SQLite file of another program (its ``application_id`` is not ours), is
+  refused before a connection could switch it to WAL or write a schema into it.
+- **Say read-only, not "corrupt".** ``read_only_reason`` tells a campaign we may only read (no write
+  permission on the file or its folder, a read-only file system) so that reads work and writes fail with
+  one honest sentence; ``connect_read_only`` opens it without creating files SQLite is not allowed to make.
+- **Appear whole or not at all.** ``building`` makes a new campaign in a temporary file beside the final
+  one; ``publish`` hard-links it into place, which fails — instead of replacing — when another process got
+  there first. Nothing here ever deletes a file other than its own temporary one, so a failed or interrupted
+  first round cannot take a campaign someone else filled with it.
+
+``sqlite_error`` turns an ``sqlite3`` exception into the store error that says what happened: busy is busy,
+read-only is read-only, and only a file SQLite cannot read as a database is "not a campaign database".
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from toolkit.errors import StoreError
+from toolkit.judging.store import BusyError, CampaignExistsError, ReadOnlyError
+
+#: Marks a campaign database (``PRAGMA application_id``), so a stray SQLite file is not mistaken for one.
+APPLICATION_ID = 0x54524543  # "TREC"
+
+#: Seconds a writer waits for another process's transaction before reporting the campaign busy.
+BUSY_TIMEOUT_S = 30.0
+
+_MAGIC = b"SQLite format 3\x00"
+_WAL_HEADER_BYTES = 32
+_FIX = "pass the .sqlite file `pool` created"
+
+
+def not_a_campaign(path: Path, why: str = "") -> StoreError:
+    return StoreError(f"{path}: not a campaign database{f' ({why})' if why else ''}; {_FIX}")
+
+
+def foreign(path: Path) -> StoreError:
+    return StoreError(f"{path}: an SQLite file but not a campaign database; {_FIX}")
+
+
+def read_only_error(path: Path, reason: str) -> ReadOnlyError:
+    return ReadOnlyError(
+        f"{path}: the campaign is read-only ({reason}); reading works, writing needs write access to the "
+        "file and its folder"
+    )
+
+
+def busy_error(path: Path) -> BusyError:
+    return BusyError(
+        f"{path}: the campaign is busy: another process has held its lock for over "
+        f"{BUSY_TIMEOUT_S:g} s (a long import or pool round?); try again when it has finished"
+    )
+
+
+def sqlite_error(path: Path, exc: sqlite3.Error, doing: str) -> StoreError:
+    """The store error for an ``sqlite3`` failure while ``doing`` (``"read the campaign"`` …)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in str(exc):
+        return busy_error(path)
+    if name.startswith("SQLITE_READONLY"):
+        return read_only_error(path, read_only_reason(path) or str(exc))
+    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or name.startswith("SQLITE_CORRUPT"):
+        return not_a_campaign(path, str(exc))
+    if name.startswith("SQLITE_FULL"):
+        return StoreError(f"{path}: cannot {doing}: the disk is full; free some space and try again")
+    return StoreError(f"{path}: cannot {doing} ({exc})")
+
+
+def wal_has_frames(path: Path) -> bool:
+    """Commits may wait in the ``-wal`` file, not yet copied into the main file."""
+    try:
+        return Path(f"{path}-wal").stat().st_size > _WAL_HEADER_BYTES
+    except OSError:
+        return False
+
+
+def check_header(path: Path) -> None:
+    """Refuse a file that is not a campaign by reading its header only (nothing is opened for writing).
+
+    The application id sits at bytes 68–71 of the header. A campaign whose header has not yet been copied
+    from its ``-wal`` file (a writer died before its first checkpoint) is left to the SQL check instead.
+    """
+    try:
+        with open(path, "rb") as file:
+            head = file.read(100)
+    except PermissionError:
+        raise StoreError(
+            f"{path}: cannot read the campaign (permission denied); ask its owner for read access"
+        ) from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the campaign ({exc.strerror})") from None
+    if not head:
+        raise StoreError(f"{path}: an empty file, not a campaign database; delete it, or {_FIX}")
+    if len(head) < 100 or not head.startswith(_MAGIC):
+        raise not_a_campaign(path, "not an SQLite file")
+    if int.from_bytes(head[68:72], "big") != APPLICATION_ID and not wal_has_frames(path):
+        raise foreign(path)
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why this process may only read the campaign, or None when it may write it.
+
+    SQLite writes through the ``-wal`` and ``-shm`` files beside the campaign, so the folder must be
+    writable too. (Root passes both checks, except on a read-only file system.)
+    """
+    folder = path.parent
+    if _read_only_fs(folder):
+        return "a read-only file system"
+    if not os.access(path, os.W_OK):
+        return "no write permission on the file"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "no write permission on its folder"
+    return None
+
+
+def connect(path: Path, *, uri: str | None = None) -> sqlite3.Connection:
+    """A connection with transactions under our control (``BEGIN IMMEDIATE`` … ``COMMIT``) and the busy timeout.
+
+    ``isolation_level=None``: a write takes the lock up front instead of failing half-way with SQLITE_BUSY.
+    """
+    try:
+        conn = sqlite3.connect(
+            uri or str(path),
+            uri=uri is not None,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    except sqlite3.Error as exc:
+        raise sqlite_error(path, exc, "open the campaign") from None
+    return conn
+
+
+def connect_read_only(path: Path, reason: str) -> sqlite3.Connection:
+    """Open a campaign this process may not write (``mode=ro``).
+
+    A WAL database needs its ``-shm`` file; in a folder where it cannot be created, the file is read as
+    ``immutable`` — but only when no ``-wal`` file holds commits, which ``immutable`` would not see.
+    """
+    base = f"file:{quote(str(path.resolve()))}?mode=ro"
+    conn = connect(path, uri=base)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.Error as exc:
+        conn.close()
+        name = getattr(exc, "sqlite_errorname", "")
+        if name not in ("SQLITE_CANTOPEN", "SQLITE_READONLY_DIRECTORY", "SQLITE_READONLY_CANTINIT"):
+            raise sqlite_error(path, exc, "read the campaign") from None
+    if Path(f"{path}-wal").exists():
+        raise StoreError(
+            f"{path}: the campaign is read-only ({reason}) and its -wal file holds commits this process "
+            "cannot read without the -shm file; open it once with write access, then read it again"
+        )
+    return connect(path, uri=f"{base}&immutable=1")
+
+
+def _unlink_all(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@contextmanager
+def building(path: Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` to build a new campaign in; removed (with its -wal/-shm) on the way out.
+
+    Same folder, so ``publish`` can hard-link it into place on the same file system. The name starts with a
+    dot and names the campaign, so a leftover from a killed process is recognisable and safe to delete.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".building")
+    os.close(fd)
+    temp = Path(name)
+    try:
+        yield temp
+    finally:
+        _unlink_all(temp)
+
+
+def publish(temp: Path, path: Path) -> None:
+    """Give the finished (closed, checkpointed) ``temp`` its final name — never replacing an existing file.
+
+    ``os.link`` fails with EEXIST when ``path`` exists, atomically: of two processes creating one campaign,
+    exactly one wins and the other learns it (``CampaignExistsError``) instead of overwriting.
+    """
+    if wal_has_frames(temp):
+        raise StoreError(f"{temp}: the new campaign was not checkpointed; nothing was published at {path}")
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        raise CampaignExistsError(f"{path}: already exists") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise StoreError(f"{path}: cannot create the campaign ({exc.strerror})") from None
+        _rename_no_replace(temp, path)
+
+
+def _rename_no_replace(temp: Path, path: Path) -> None:
+    """For file systems without hard links: ``renameat2(RENAME_NOREPLACE)`` on Linux, else refuse."""
+    import ctypes
+    import ctypes.util
+
+    libc_name = ctypes.util.find_library("c")
+    renameat2 = getattr(ctypes.CDLL(libc_name, use_errno=True), "renameat2", None) if libc_name else None
+    if renameat2 is None:
+        raise StoreError(
+            f"{path}: this file system cannot create a campaign atomically (no hard links, no renameat2); "
+            "create it on a local disk and move it here"
+        )
+    at_fdcwd, rename_noreplace = -100, 1
+    if renameat2(at_fdcwd, os.fsencode(temp), at_fdcwd, os.fsencode(path), rename_noreplace) != 0:
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            raise CampaignExistsError(f"{path}: already exists")
+        raise StoreError(f"{path}: cannot create the campaign ({os.strerror(code)})")
