@@ -124,3 +124,85 @@ def test_one_store_shared_by_threads(tmp_path: Path, make_campaign) -> None:
         with ThreadPoolExecutor(max_workers=3) as pool:
             ids = [i for batch in pool.map(work, ["t0", "t1", "t2"]) for i in batch]
         assert sorted(ids) == [e.event_id for e in store.log()] and len(ids) == 30
+
+
+def _window(path: str, barrier, out) -> None:  # runs in a child process: one assessor's window
+    from toolkit.judging.store import NO_DECISION, ConflictError
+
+    with CampaignStore.open(path) as store:
+        seen = {item: store.current_decision("alice", *item) for item in ITEMS}
+        barrier.wait()
+        won = []
+        for item in ITEMS:
+            before = seen[item]
+            try:
+                won.append(
+                    store.record(
+                        "alice", *item, grade=2, expect_event=before.event_id if before else NO_DECISION
+                    )
+                )
+            except ConflictError as exc:
+                assert exc.current is not None  # the other window's decision, to show
+        out.put(won)
+
+
+def test_two_windows_of_one_assessor_never_overwrite(tmp_path: Path, make_campaign) -> None:
+    """Issue 11.7: two processes grade the same items having seen the same (empty) decisions: for each item
+    exactly one write lands and the other is told about it."""
+    path = str(make_campaign(tmp_path / "c.sqlite"))
+    ctx = mp.get_context("fork")
+    barrier = ctx.Barrier(2)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_window, args=(path, barrier, out)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    won = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    with CampaignStore.open(path) as store:
+        log = store.log()
+    assert len(log) == len(ITEMS) and sorted(won[0] + won[1]) == [e.event_id for e in log]
+    assert sorted((e.query_id, e.doc_id) for e in log) == sorted(ITEMS)
+
+
+def _pooler(path: str, barrier, out) -> None:  # runs in a child process: one `pool` command
+    from toolkit.errors import StoreError
+    from toolkit.model import Run, Topic, TopicSet
+    from toolkit.pooling.docsource import CorpusDocSource
+    from toolkit.pooling.rounds import pool_campaign
+
+    topics = TopicSet(topics=(Topic("q1", "apple"), Topic("q2", "pear")))
+    run = Run({q: {f"{q}-d{i}": float(50 - i) for i in range(50)} for q in ("q1", "q2")}, name="r")
+    corpus = CorpusDocSource({f"{q}-d{i}": ("t", f"text {q} {i}") for q in ("q1", "q2") for i in range(50)})
+    barrier.wait()
+    try:
+        result = pool_campaign(path, [run], topics, source=corpus, depth=50)
+        out.put(("ok", result.round, result.queued, result.pending))
+    except StoreError as exc:
+        out.put(("refused", str(exc)))
+
+
+def test_pool_commands_racing_on_one_campaign(tmp_path: Path) -> None:
+    """Issue 11.1 and 11.6: three `pool` runs at once on a campaign that does not exist yet. One creates it;
+    a creator that loses is refused without harm; a later round sees what the first wrote (nothing queued
+    twice, counts that add up)."""
+    path = str(tmp_path / "c.sqlite")
+    ctx = mp.get_context("fork")
+    barrier = ctx.Barrier(3)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_pooler, args=(path, barrier, out)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    done = sorted(r for r in results if r[0] == "ok")
+    refused = [r for r in results if r[0] == "refused"]
+    assert done[0] == ("ok", 1, 100, 0)  # the creator queued all 100 items
+    assert all(r[1:] == (n, 0, 100) for n, r in enumerate(done[1:], start=2))  # later rounds: all pending
+    assert all("another process created this campaign" in r[1] for r in refused)
+    with CampaignStore.open(path) as store:
+        assert len(store.pool_items()) == 100
+        assert [x.added for x in store.rounds()] == [100] + [0] * (len(done) - 1)

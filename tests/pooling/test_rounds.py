@@ -11,7 +11,7 @@ from toolkit.judging.queue import next_item, stale_items
 from toolkit.judging.store import CampaignStore
 from toolkit.model import DEFAULT_GRADES, Qrels, Run, Topic, TopicSet
 from toolkit.pooling.docsource import CorpusDocSource
-from toolkit.pooling.rounds import pool_round
+from toolkit.pooling.rounds import pool_campaign, pool_round
 
 pytestmark = pytest.mark.filterwarnings("ignore:ignoring 1 topic")
 
@@ -125,3 +125,148 @@ def test_round_records_the_topic_set(tmp_path: Path) -> None:
             "abc",
             "Judge for a cook.",
         )
+
+
+class RacingSource:
+    """A doc source that lets something else happen (another ``pool``, an assessor) while it fetches: the
+    race of two processes, made deterministic by running the other side to completion mid-fetch."""
+
+    def __init__(self, documents: dict[str, tuple[str, str]], meanwhile) -> None:
+        self.inner = CorpusDocSource(documents)
+        self.meanwhile = meanwhile
+        self.asked: list[list[str]] = []
+
+    def fetch_many(self, doc_ids):
+        self.asked.append(list(doc_ids))
+        if self.meanwhile is not None:
+            action, self.meanwhile = self.meanwhile, None
+            action()
+        return self.inner.fetch_many(doc_ids)
+
+    def describe(self) -> str:
+        return "racing"
+
+
+def test_racing_rounds_report_what_they_wrote(tmp_path: Path) -> None:
+    """Issue 11.6: round B commits while round A fetches; A's counts and writes follow B's, not A's first look."""
+    path = tmp_path / "c.sqlite"
+    CampaignStore.open(path, create=True).close()
+    other: list = []
+
+    def round_b() -> None:
+        with CampaignStore.open(path) as store_b:
+            other.append(pool_round(store_b, [R1, R2], TOPICS, source=CorpusDocSource(CORPUS), depth=2))
+
+    with CampaignStore.open(path) as store_a:
+        mine = pool_round(store_a, [R1, R2], TOPICS, source=RacingSource(CORPUS, round_b), depth=2)
+        (b,) = other
+        assert (b.round, b.queued, b.pending) == (1, 6, 0)
+        assert (mine.round, mine.queued, mine.pending, mine.fetch_failures) == (2, 0, 6, ())
+        assert [(r.number, r.added) for r in store_a.rounds()] == [(1, 6), (2, 0)]
+        assert {p.round for p in store_a.pool_items()} == {1}  # round 2 re-queued nothing
+        assert len(store_a.pool_items()) == b.queued + mine.queued
+
+
+def test_item_judged_while_the_round_fetched_is_checked_for_changed_text(tmp_path: Path) -> None:
+    """An item pending at the round's first look was judged before its write: it is compared, not counted as
+    pending — and its document, not fetched at first, is fetched then."""
+    path = tmp_path / "c.sqlite"
+    with CampaignStore.open(path, create=True) as store:
+        pool_round(store, [R1], TOPICS, source=CorpusDocSource(CORPUS), depth=1)  # q-1: d1; 7: d4
+
+        def alice_judges() -> None:
+            with CampaignStore.open(path) as other:
+                other.record("alice", "q-1", "d1", grade=1)
+
+        changed = dict(CORPUS, d1=("Td1", "text d1, rewritten"))
+        source = RacingSource(changed, alice_judges)
+        result = pool_round(store, [R1, R2], TOPICS, source=source, depth=1)  # new: d2@q-1, d6@7
+        assert source.asked == [["d2", "d6"], ["d1"]]
+        assert (result.queued, result.stale, result.pending) == (3, 1, 1)  # d4@7 still pending
+        assert [(p.query_id, p.doc_id) for p in store.pool_items() if p.stale] == [("q-1", "d1")]
+
+
+def test_judged_topic_text_is_never_rewritten(tmp_path: Path) -> None:
+    """Issue 11.6: a later round refuses to change what assessors read for a topic they already judged."""
+    with CampaignStore.open(tmp_path / "c.sqlite", create=True) as store:
+        pool_round(store, [R1], TOPICS, source=CorpusDocSource(CORPUS), depth=1)
+        store.record("alice", "q-1", "d1", grade=1)
+        reworded = TopicSet(
+            topics=(Topic("q-1", "apple", description="d", narrative="n, reworded"), TOPICS.topics[1]),
+            grades=TOPICS.grades,
+        )
+        with pytest.raises(StoreError) as err:
+            pool_round(store, [R1], reworded, source=CorpusDocSource(CORPUS), depth=1)
+        assert str(err.value) == (
+            f"{store.location}: topic 'q-1' was judged on its text, and the topic set changes its narrative "
+            "('n' → 'n, reworded'); keep the text the assessors judged, or give the changed topic a new id"
+        )
+        assert store.topic("q-1").narrative == "n" and len(store.rounds()) == 1  # nothing written
+        # a topic nobody judged may still be edited, and a judged topic's class may change
+        edited = TopicSet(
+            topics=(Topic("q-1", "apple", description="d", narrative="n"), Topic("7", "pear, ripe")),
+            grades=TOPICS.grades,
+        )
+        pool_round(store, [R1], edited, source=CorpusDocSource(CORPUS), depth=1)
+        assert store.topic("7").query == "pear, ripe" and store.topic("q-1").query_class is None
+        assert len(store.rounds()) == 2
+
+
+def test_failed_first_round_leaves_nothing(tmp_path: Path) -> None:
+    def boom() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        pool_campaign(tmp_path / "c.sqlite", [R1], TOPICS, source=RacingSource(CORPUS, boom), depth=1)
+    assert list(tmp_path.iterdir()) == []  # no campaign, no temporary file
+
+
+def test_failed_first_round_never_deletes_what_another_process_committed(tmp_path: Path) -> None:
+    """Issue 11.1: while this first round fetches, another process creates the campaign and commits a round
+    and a judgment; then this round is interrupted. The other process's campaign must survive."""
+    path = tmp_path / "c.sqlite"
+
+    def other_then_interrupt() -> None:
+        with CampaignStore.open(path, create=True) as other:
+            pool_round(other, [R2], TOPICS, source=CorpusDocSource(CORPUS), depth=1)
+            other.record("alice", "q-1", "d2", grade=1)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        pool_campaign(path, [R1], TOPICS, source=RacingSource(CORPUS, other_then_interrupt), depth=1)
+    with CampaignStore.open(path) as store:
+        assert [(e.assessor, e.doc_id, e.grade) for e in store.log()] == [("alice", "d2", 1)]
+        assert [r.runs for r in store.rounds()] == [("r2",)]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == ["c.sqlite"]
+
+
+def test_first_round_loses_the_creation_race_without_harm(tmp_path: Path) -> None:
+    """Another process created the campaign while this first round was built: this round is refused, and the
+    campaign the other process made is left exactly as it was."""
+    path = tmp_path / "c.sqlite"
+
+    def other_creates() -> None:
+        with CampaignStore.open(path, create=True) as other:
+            pool_round(other, [R2], TOPICS, source=CorpusDocSource(CORPUS), depth=1)
+
+    with pytest.raises(StoreError) as err:
+        pool_campaign(path, [R1], TOPICS, source=RacingSource(CORPUS, other_creates), depth=1)
+    assert str(err.value) == (
+        f"{path}: another process created this campaign while this first round was being built; nothing was "
+        "written to it: run `pool` again to add this round"
+    )
+    with CampaignStore.open(path) as store:
+        assert [r.runs for r in store.rounds()] == [("r2",)]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == ["c.sqlite"]
+
+
+def test_a_new_campaign_appears_complete_or_not_at_all(tmp_path: Path) -> None:
+    """While the first round is built the campaign's path does not exist; once it does, the round is in it."""
+    path = tmp_path / "c.sqlite"
+    seen: list[bool] = []
+    pool_campaign(
+        path, [R1], TOPICS, source=RacingSource(CORPUS, lambda: seen.append(path.exists())), depth=1
+    )
+    assert seen == [False]
+    with CampaignStore.open(path) as store:
+        assert len(store.rounds()) == 1 and len(store.pool_items()) == 2

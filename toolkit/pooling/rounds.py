@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.errors import ToolkitWarning, UsageError
+from toolkit.errors import StoreError, ToolkitWarning, UsageError
 from toolkit.judging.records import CampaignTopic, Document
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCampaignError
 from toolkit.model import DEFAULT_GRADES, Qrels, Run, TopicSet
 from toolkit.pooling.depth import depth_pool
 from toolkit.pooling.docsource import DocSource, fetch_documents
@@ -102,23 +102,37 @@ def build_pool(
     raise UsageError(f"unknown pooling strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
 
 
-def pool_round(
+@dataclass(frozen=True)
+class _Plan:
+    """What a round would do, judged on the campaign as it is at one moment (see the module docstring)."""
+
+    pool: Pool
+    new: list[tuple[str, str]]
+    recheck: list[tuple[str, str]]
+    judged_hashes: dict[tuple[str, str], set[str | None]]
+    skipped: int
+    pending: int
+
+    @property
+    def doc_ids(self) -> list[str]:
+        """The documents the round needs: new items and judged ones whose text is compared."""
+        return list(dict.fromkeys([d for _, d in self.new] + [d for _, d in self.recheck]))
+
+
+def _plan(
     store: CampaignStore,
     runs: Sequence[Run],
     topic_set: TopicSet,
     *,
-    source: DocSource,
-    strategy: str = "depth",
-    depth: int | None = 10,
-    budget: int | None = None,
-    exclude: Sequence[Qrels] = (),
-    progress: Callable[[int, int], None] | None = None,
-) -> RoundResult:
-    """Add one round to ``store`` (a new campaign's first round or a later one); see the module docstring."""
-    grades = dict(topic_set.grades) if topic_set.grades else dict(DEFAULT_GRADES)
-    known = known_relevance(store, exclude) if strategy == "mtf" else None
-    pool = build_pool(runs, topic_set, strategy=strategy, depth=depth, budget=budget, known=known)
-
+    pool: Pool | None,
+    strategy: str,
+    depth: int | None,
+    budget: int | None,
+    exclude: Sequence[Qrels],
+) -> _Plan:
+    if pool is None:
+        known = known_relevance(store, exclude) if strategy == "mtf" else None
+        pool = build_pool(runs, topic_set, strategy=strategy, depth=depth, budget=budget, known=known)
     excluded = {(q, d) for qrels in exclude for q, docs in qrels.judgments.items() for d in docs}
     judged_hashes: dict[tuple[str, str], set[str | None]] = {}
     for j in store.current_judgments():
@@ -139,24 +153,60 @@ def pool_round(
             pending += 1
         else:
             new.append(key)
+    return _Plan(pool, new, recheck, judged_hashes, skipped, pending)
 
-    fetched = fetch_documents(source, [d for _, d in new] + [d for _, d in recheck], progress=progress)
-    stale: list[tuple[str, str]] = []
-    for key in recheck:
-        doc = fetched[key[1]]
-        if doc.fetch_error is None and doc.content_hash not in judged_hashes[key]:
-            stale.append(key)
-        else:
-            skipped += 1
-    queued = new + stale
-    latest = store.latest_hashes()
-    snapshots: list[Document] = []
-    for doc_id in dict.fromkeys(d for _, d in queued):
-        doc = fetched[doc_id]
-        if doc_id not in latest or doc.content_hash != latest[doc_id] or doc.fetch_error is not None:
-            snapshots.append(doc)
-    failures = tuple(d.doc_id for d in snapshots if d.fetch_error is not None)
-    with store.transaction():  # topics, metadata and the round: all or nothing
+
+def pool_round(
+    store: CampaignStore,
+    runs: Sequence[Run],
+    topic_set: TopicSet,
+    *,
+    source: DocSource,
+    strategy: str = "depth",
+    depth: int | None = 10,
+    budget: int | None = None,
+    exclude: Sequence[Qrels] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> RoundResult:
+    """Add one round to ``store`` (a new campaign's first round or a later one); see the module docstring.
+
+    The documents are fetched outside any transaction (it may take hours; assessors keep judging). Then the
+    whole round is one write transaction: it looks at the campaign again under the write lock, decides every
+    item afresh (another round or an assessor may have committed during the fetch), fetches what that fresh
+    look needs and the first did not, and writes — so the counts it returns are the ones it wrote.
+    """
+    grades = dict(topic_set.grades) if topic_set.grades else dict(DEFAULT_GRADES)
+
+    def plan(pool: Pool | None) -> _Plan:
+        return _plan(
+            store, runs, topic_set, pool=pool, strategy=strategy, depth=depth, budget=budget, exclude=exclude
+        )
+
+    first = plan(None)
+    fetched = fetch_documents(source, first.doc_ids, progress=progress)
+    with store.transaction():  # topics, metadata and the round: all or nothing, on the campaign as it is now
+        with warnings.catch_warnings():  # the pool is rebuilt (mtf) from the same runs: warned about once
+            warnings.simplefilter("ignore", ToolkitWarning)
+            fresh = plan(None if strategy == "mtf" else first.pool)
+        missing = [d for d in fresh.doc_ids if d not in fetched]
+        if missing:
+            fetched.update(fetch_documents(source, missing))
+        skipped = fresh.skipped
+        stale: list[tuple[str, str]] = []
+        for key in fresh.recheck:
+            doc = fetched[key[1]]
+            if doc.fetch_error is None and doc.content_hash not in fresh.judged_hashes[key]:
+                stale.append(key)
+            else:
+                skipped += 1
+        queued = fresh.new + stale
+        latest = store.latest_hashes()
+        snapshots: list[Document] = []
+        for doc_id in dict.fromkeys(d for _, d in queued):
+            doc = fetched[doc_id]
+            if doc_id not in latest or doc.content_hash != latest[doc_id] or doc.fetch_error is not None:
+                snapshots.append(doc)
+        failures = tuple(d.doc_id for d in snapshots if d.fetch_error is not None)
         store.set_topics(campaign_topics(topic_set), grades)  # only now: nothing is written before the fetch
         meta = {
             "topic_set": topic_set.name,
@@ -166,6 +216,7 @@ def pool_round(
         if topic_set.description:
             meta["guidelines"] = topic_set.description  # shown to assessors with the grade definitions
         store.set_meta(meta)
+        pool = fresh.pool
         number = store.add_round(
             strategy=strategy,
             depth=pool.depth,
@@ -185,7 +236,7 @@ def pool_round(
         queued=len(queued),
         stale=len(stale),
         skipped=skipped,
-        pending=pending,
+        pending=fresh.pending,
         fetch_failures=failures,
     )
 
@@ -202,28 +253,40 @@ def pool_campaign(
     exclude: Sequence[Qrels] = (),
     progress: Callable[[int, int], None] | None = None,
 ) -> RoundResult:
-    """``pool_round`` into the campaign at ``path``, creating it when missing. A first round that fails leaves
-    no half-made campaign behind (the database and its WAL files are removed); a later round that fails has
-    rolled back and leaves the campaign as it was."""
-    existed = Path(path).exists()
+    """``pool_round`` into the campaign at ``path``, creating it when missing.
+
+    A new campaign's first round is built out of sight (``CampaignStore.create``) and appears at ``path``
+    only once complete: a first round that fails or is interrupted leaves nothing behind and never deletes
+    anything — least of all a campaign another process created at ``path`` meanwhile (this round is then
+    refused, and that campaign left as it is). A later round that fails has rolled back.
+    """
+
+    def round_into(store: CampaignStore) -> RoundResult:
+        return pool_round(
+            store,
+            runs,
+            topic_set,
+            source=source,
+            strategy=strategy,
+            depth=depth,
+            budget=budget,
+            exclude=exclude,
+            progress=progress,
+        )
+
     try:
-        with CampaignStore.open(path, create=True) as store:
-            return pool_round(
-                store,
-                runs,
-                topic_set,
-                source=source,
-                strategy=strategy,
-                depth=depth,
-                budget=budget,
-                exclude=exclude,
-                progress=progress,
-            )
-    except BaseException:
-        if not existed:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-        raise
+        store = CampaignStore.open(path)
+    except MissingCampaignError:
+        try:
+            with CampaignStore.create(path) as new:
+                return round_into(new)
+        except CampaignExistsError:
+            raise StoreError(
+                f"{path}: another process created this campaign while this first round was being built; "
+                "nothing was written to it: run `pool` again to add this round"
+            ) from None
+    with store:
+        return round_into(store)
 
 
 def fetch_missing(
