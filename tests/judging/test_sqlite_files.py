@@ -86,6 +86,13 @@ def test_files_that_are_not_databases(tmp_path: Path, content: bytes, message: s
     assert path.read_bytes() == content
 
 
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    path = tmp_path / "pipe.sqlite"
+    os.mkfifo(path)
+    with pytest.raises(StoreError, match=r"not a campaign database \(not a regular file\)"):
+        CampaignStore.open(path)
+
+
 def test_a_campaign_whose_header_still_waits_in_the_wal_opens(tmp_path: Path, make_campaign) -> None:
     """A writer died before its first checkpoint: the main file's header lacks our id, the -wal has it."""
     import subprocess

@@ -222,11 +222,11 @@ class CampaignStore(ABC):
     def knows_document(self, query_id: str, doc_id: str) -> bool:
         """The document is pooled or gold for this topic, or has a snapshot: it may be judged."""
 
-    # ------------------------------------------------------------------ organiser writes
-
     @abstractmethod
     def judged_topics(self) -> set[str]:
         """Topics with any grade in the log (``judge``, ``unrateable`` or ``adjudicate``, undone or not)."""
+
+    # ------------------------------------------------------------------ organiser writes
 
     @abstractmethod
     def _write_topics(self, topics: Sequence[CampaignTopic], grades: Mapping[int, str]) -> None:
@@ -272,7 +272,7 @@ class CampaignStore(ABC):
         Once a campaign holds grades its scale cannot change; and a topic already judged keeps the text its
         assessors read (query, description, narrative): a later round that rewords it is refused, not
         applied silently under grades given to the old wording. A topic nobody judged yet may be edited; a
-        judged topic's class may change (it is not shown to assessors).
+        judged topic's class may change (it decides the measures, not what is relevant).
         """
         topics = list(topics)
         wanted = {int(g): str(d) for g, d in grades.items()}

@@ -92,6 +92,8 @@ def check_header(path: Path) -> None:
     The application id sits at bytes 68–71 of the header. A campaign whose header has not yet been copied
     from its ``-wal`` file (a writer died before its first checkpoint) is left to the SQL check instead.
     """
+    if not path.is_file():  # a FIFO or a device would block the read, or never end
+        raise not_a_campaign(path, "not a regular file")
     try:
         with open(path, "rb") as file:
             head = file.read(100)
