@@ -69,7 +69,9 @@ def command(
 
     Running it again on an existing campaign adds a round: documents already judged (in the campaign or in
     --exclude qrels) are skipped unless their text changed, in which case they are queued again and
-    flagged stale. A document that cannot be fetched is recorded as a fetch failure.
+    flagged stale. A document that cannot be fetched is recorded as a fetch failure. A topic already graded
+    keeps its text: a topic set that rewords it is refused. A new campaign appears only once its first round
+    is complete.
 
     \b
     Examples:
