@@ -17,8 +17,9 @@ url = "http://localhost:9200/docs/_search"
 method = "POST"                      # GET (default) or POST
 params = { q = "{query}" }           # query string (URL-encoded)
 body = { query = { match = { text = "{query}" } }, size = "{depth}" }
-headers = { Authorization = "ApiKey ${ES_API_KEY}" }
+headers = { Authorization = "ApiKey ${ES_API_KEY}" }   # never sent on a redirect to another host
 ids = "hits.hits[*]._id"
+max_response = "64 MiB"              # the largest reply accepted (bytes, or a number with KiB/MiB/GiB)
 
 [systems.mine]
 callable = "mypackage.search:run"    # function(query, depth) -> [doc_id | (doc_id, score), …]
@@ -27,6 +28,7 @@ callable = "mypackage.search:run"    # function(query, depth) -> [doc_id | (doc_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from typing import Any
 from toolkit.errors import ConfigError
 from toolkit.systems.base import System
 from toolkit.systems.command import CommandSystem, split_command
-from toolkit.systems.http import HttpSystem
+from toolkit.systems.http import DEFAULT_MAX_RESPONSE, HttpSystem
 from toolkit.systems.parsers import Parser
 from toolkit.systems.python import PythonSystem
 
@@ -42,7 +44,7 @@ from toolkit.systems.python import PythonSystem
 SHARED_KEYS = {"parser", "ids", "scores", "pattern", "timeout", "retries", "workers", "depth", "description"}
 KIND_KEYS = {
     "command": {"command", "env"},
-    "http": {"url", "method", "params", "body", "headers"},
+    "http": {"url", "method", "params", "body", "headers", "max_response"},
     "python": {"callable"},
 }
 #: Keys that are options of ``run`` rather than of the system itself.
@@ -116,6 +118,7 @@ def system_from_config(name: str, spec: Mapping[str, Any], *, root: Path | None 
             body=spec.get("body"),
             headers=spec.get("headers", {}),
             options=options,
+            max_response=parse_size(spec.get("max_response", DEFAULT_MAX_RESPONSE)),
         )
     else:
         if any(k in spec for k in ("parser", "ids", "scores", "pattern")):
@@ -142,6 +145,27 @@ def system_from_command(
         parser=Parser(parser, ids=ids, scores=scores, pattern=pattern),
         cwd=root,
     )
+
+
+_SIZE = re.compile(r"([0-9]+)\s*(B|KiB|MiB|GiB)?")
+_UNITS = {None: 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+def parse_size(value: Any) -> int:
+    """``max_response = 1048576`` or ``"1 MiB"`` → bytes (binary units only, so "MB" cannot be misread)."""
+    match = _SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if match:
+        size = int(match.group(1)) * _UNITS[match.group(2)]
+    elif isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    else:
+        size = 0
+    if size < 1:
+        raise ConfigError(
+            f'max_response must be a positive number of bytes, or one with a unit ("512 KiB", "64 MiB", '
+            f'"1 GiB"), not {value!r}'
+        )
+    return size
 
 
 def _parser(spec: Mapping[str, Any], default: str) -> Parser:

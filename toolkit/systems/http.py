@@ -9,7 +9,9 @@ Placeholders ``{query}``, ``{query_id}``, ``{depth}``:
   without quotes: ``'{"q": {query}, "size": {depth}}'``).
 
 Header values may hold placeholders and ``${ENV_VAR}`` references, so tokens stay out of ``toolkit.toml``; the
-manifest records header names only. Only the standard library is used (``urllib``).
+manifest records header names only. Every call runs under the limits of ``toolkit.systems.transport``: the
+run's ``timeout`` is a wall-clock deadline for the whole call, a reply may hold at most ``max_response`` bytes
+(default 64 MiB), and no configured header follows a redirect to another host.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
@@ -28,6 +28,10 @@ from typing import Any
 from toolkit.errors import ConfigError
 from toolkit.systems.base import CallFailed, Hit, fill
 from toolkit.systems.parsers import Parser
+from toolkit.systems.transport import fetch
+
+#: The largest reply a system may send unless its ``max_response`` says otherwise.
+DEFAULT_MAX_RESPONSE = 64 * 2**20
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -42,6 +46,7 @@ class HttpSystem:
     body: Any = None
     headers: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)  # run defaults: timeout, retries, workers, depth
+    max_response: int = DEFAULT_MAX_RESPONSE
     kind: str = "http"
 
     def __post_init__(self) -> None:
@@ -49,6 +54,12 @@ class HttpSystem:
             raise ConfigError(f"system {self.name!r}: method must be GET or POST, not {self.method!r}")
         if not self.url.startswith(("http://", "https://")):
             raise ConfigError(f"system {self.name!r}: url must start with http:// or https://")
+        if (
+            isinstance(self.max_response, bool)
+            or not isinstance(self.max_response, int)
+            or self.max_response < 1
+        ):
+            raise ConfigError(f"system {self.name!r}: max_response must be a positive number of bytes")
 
     def check(self) -> None:
         for value in self.headers.values():
@@ -64,6 +75,7 @@ class HttpSystem:
             out["body"] = self.body
         if self.headers:
             out["headers"] = sorted(self.headers)
+        out["max_response"] = self.max_response
         return {**out, **self.parser.describe()}
 
     def request(self, query: str, *, query_id: str, depth: int) -> urllib.request.Request:
@@ -92,18 +104,7 @@ class HttpSystem:
 
     def search(self, query: str, *, query_id: str, depth: int, timeout: float | None) -> list[Hit]:
         request = self.request(query, query_id=query_id, depth=depth)
-        started = time.monotonic()
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            body = exc.read().decode("utf-8", errors="replace") if exc.fp else ""
-            raise CallFailed(f"HTTP {exc.code} {exc.reason}", exit_code=exc.code, stderr=body) from None
-        except (TimeoutError, urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
-                raise CallFailed(f"timed out after {time.monotonic() - started:.1f}s") from None
-            raise CallFailed(f"request failed: {reason}") from None
+        raw = fetch(request, timeout=timeout, max_response=self.max_response, private_headers=self.headers)
         text = raw.decode("utf-8", errors="replace")
         if self.parser.kind != "json":
             return self.parser.parse(text)
