@@ -147,3 +147,67 @@ def test_config_path_corpus(tmp_path: Path) -> None:
     (tmp_path / "c.tsv").write_text("d1\tT\tbody\n")
     source = doc_source_from_config({"path": "c.tsv"}, tmp_path)
     assert source is not None and source.fetch_many(["d1"])["d1"].title == "T"
+
+
+SECRET = "TOP SECRET: outside the doc folder\n"
+
+
+@pytest.fixture
+def folder_with_links(tmp_path: Path) -> Path:
+    """docs/ with a plain file, a link inside the folder, a link to a file outside, and a symlinked directory
+    (docs/sub → outside/) reached by a link that stays inside the folder by name only."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text(SECRET)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "plain.txt").write_text("Plain title\nbody\n")
+    (docs / "alias.txt").symlink_to("plain.txt")  # stays in the folder: allowed
+    (docs / "leak.txt").symlink_to(outside / "secret.txt")  # a file outside
+    (docs / "sub").symlink_to(outside, target_is_directory=True)  # a symlinked directory …
+    (docs / "via.txt").symlink_to("sub/secret.txt")  # … and a link into it
+    return docs
+
+
+def test_folder_source_refuses_links_out_of_the_folder(folder_with_links: Path) -> None:
+    docs = doc_source_from_option(folder_with_links).fetch_many(["plain", "alias", "leak", "via", "sub"])
+    assert docs["plain"].title == docs["alias"].title == "Plain title"
+    for doc_id in ("leak", "via"):
+        assert docs[doc_id].text == "" and docs[doc_id].content_hash is None
+        assert docs[doc_id].fetch_error == (
+            f"{folder_with_links / doc_id}.txt is a symlink out of the doc folder {folder_with_links}; refused "
+            "(copy the file into the folder if it belongs there)"
+        )
+    assert docs["sub"].fetch_error == f"no file for it in {folder_with_links}"
+
+
+def test_folder_source_given_as_a_symlink_is_that_folder(folder_with_links: Path) -> None:
+    link = folder_with_links.parent / "link-to-docs"
+    link.symlink_to(folder_with_links, target_is_directory=True)
+    docs = doc_source_from_option(link).fetch_many(["plain", "alias", "leak"])
+    assert docs["plain"].title == docs["alias"].title == "Plain title"
+    assert docs["leak"].fetch_error is not None and docs["leak"].text == ""
+
+
+def test_pool_from_a_folder_never_snapshots_a_linked_secret(
+    folder_with_links: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+    from toolkit.judging.store import CampaignStore
+
+    monkeypatch.chdir(folder_with_links.parent)
+    Path("topics.tsv").write_text("q1\tplain\n")
+    Path("a.run").write_text("q1 Q0 plain 1 4 a\nq1 Q0 leak 2 3 a\nq1 Q0 via 3 2 a\nq1 Q0 alias 4 1 a\n")
+    result = CliRunner().invoke(
+        main, ["pool", "a.run", "--topics", "topics.tsv", "--docs", "docs", "-o", "c.sqlite"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "Warning: could not fetch 2 document(s): leak, via\n"
+    with CampaignStore.open("c.sqlite") as store:
+        assert store.document("plain").text == store.document("alias").text == "Plain title\nbody\n"
+        for doc_id in ("leak", "via"):
+            assert store.document(doc_id).text == ""
+            assert "symlink out of the doc folder" in (store.document(doc_id).fetch_error or "")
+    assert not [f for f in Path().glob("c.sqlite*") if b"TOP SECRET" in f.read_bytes()]

@@ -12,7 +12,9 @@ Three kinds, chosen by ``--docs`` or by ``toolkit.toml``:
 - a **TSV corpus** (``.tsv``): ``doc_id<TAB>text`` or ``doc_id<TAB>title<TAB>text``;
 - a **folder** of files named after the doc id (``DIR/ID``, ``DIR/ID.txt``, ``.md``, ``.html``), where the id
   may be percent-encoded (``urllib.parse.quote(id, safe='')``) because ids like ``pydoc://os.path`` are not
-  file names. The first line of a file is its title.
+  file names. The first line of a file is its title. A symlink is followed only when it ends inside the
+  folder: one out of it (to a file elsewhere, or through a symlinked directory) is refused, so a folder
+  unpacked from elsewhere cannot make ``pool`` snapshot ``~/.ssh/id_rsa`` into a campaign that assessors read.
 
 A document that cannot be fetched becomes a ``Document`` with ``fetch_error`` set: pooling records it and
 goes on, so a missing page is visible to the organiser instead of silently leaving the pool.
@@ -111,13 +113,22 @@ class FolderDocSource:
 
     def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         out: dict[str, Document] = {}
+        root = self.root.resolve()
         for doc_id in doc_ids:
             path = self._find(doc_id)
             if path is None:
                 out[doc_id] = failed(doc_id, f"no file for it in {self.root}")
                 continue
+            real = path.resolve()
+            if not real.is_relative_to(root):
+                out[doc_id] = failed(
+                    doc_id,
+                    f"{path} is a symlink out of the doc folder {self.root}; refused (copy the file into the "
+                    "folder if it belongs there)",
+                )
+                continue
             try:
-                text = read_text(path)
+                text = read_text(real)
             except FormatError as exc:
                 out[doc_id] = failed(doc_id, str(exc))
                 continue
