@@ -223,3 +223,70 @@ def test_example_workspace_audit(tmp_path: Path):
     for suffix in ("md", "json", "html"):
         assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
     assert len(list((tmp_path / "audits").glob("audit-*.png"))) == 3
+
+
+CHECK = """
+import pathlib, sys
+with open("preflight.log", "a") as log:
+    log.write(sys.argv[1] + "\\n")
+index = pathlib.Path("index.txt")
+if not index.exists():
+    print("no index.txt here", file=sys.stderr)
+    sys.exit(2)
+print("index " + index.read_text().strip())
+"""
+
+
+@pytest.fixture
+def checked(workspace: Path) -> Path:
+    """The workspace with a pre-flight check on both systems, reporting the version in index.txt."""
+    (workspace / "check.py").write_text(CHECK)
+    (workspace / "index.txt").write_text("v1\n")
+    config = workspace / "toolkit.toml"
+    text = config.read_text()
+    for name in ("bad", "good"):
+        text = text.replace(
+            f'"{name}", "{{query}}"]',
+            f'"{name}", "{{query}}"]\npreflight = ["{{python}}", "check.py", "{name}"]',
+        )
+    config.write_text(text)
+    return workspace
+
+
+def test_audit_runs_each_preflight_once_before_the_runs(checked: Path) -> None:
+    code, _, err = audit("--config", str(checked / "toolkit.toml"))
+    assert code == 0, err
+    assert (checked / "preflight.log").read_text() == "bad\ngood\n"
+    lines = err.splitlines()
+    assert lines[:3] == ["Pre-flight bad: index v1", "Pre-flight good: index v1", lines[2]]
+    assert lines[2].startswith("run bad: running over 4 topics")
+    for name in ("bad", "good"):
+        manifest = json.loads((checked / "runs" / f"{name}.run.json").read_text())
+        assert manifest["preflight"]["output"] == "index v1\n"
+
+
+def test_a_failing_preflight_stops_the_audit_before_any_run(checked: Path) -> None:
+    (checked / "index.txt").unlink()
+    code, _, err = audit("--config", str(checked / "toolkit.toml"))
+    assert code == 1
+    assert err == (
+        "Error: system 'bad': pre-flight `{python} check.py bad` failed (exit code 2): no index.txt here; fix "
+        "what it reports, then run again\n"
+    )
+    assert not (checked / "runs").exists() or not list((checked / "runs").iterdir())
+
+
+def test_audit_reuses_a_run_only_under_the_same_preflight_output(checked: Path) -> None:
+    config = str(checked / "toolkit.toml")
+    assert audit("--config", config)[0] == 0
+    code, _, err = audit("--config", config)
+    assert code == 0 and "run bad: reusing" in err and "run good: reusing" in err
+    (checked / "index.txt").write_text("v2\n")
+    code, _, err = audit("--config", config)
+    assert code == 0, err
+    assert (
+        f"run good: running over 4 topics → {checked / 'runs' / 'good.run'} (good.run was not reused: the "
+        "pre-flight output changed)" in err
+    )
+    manifest = json.loads((checked / "runs" / "good.run.json").read_text())
+    assert manifest["preflight"]["output"] == "index v2\n"

@@ -111,6 +111,24 @@ def test_corpus_size_and_ids(cache: dict[str, str]) -> None:
     assert not any("._" in i for i in ids)
 
 
+def test_info_names_the_corpus_and_the_engine(cache: dict[str, str]) -> None:
+    """The workspace's pre-flight check: the corpus's Python, builder and size (the size as `ids` counts it)."""
+    from toolkit.example.corpus_version import CORPUS_VERSION
+
+    count = len(example(cache, "ids").stdout.splitlines())
+    python = sys.version.split()[0]
+    for engine in ("bm25", "bm25f"):
+        done = example(cache, "info", "--engine", engine)
+        assert done.returncode == 0, done.stderr
+        corpus, line = done.stdout.splitlines()
+        assert (
+            corpus
+            == f"corpus: Python {python} standard library docstrings, builder v{CORPUS_VERSION}, {count} docs"
+        )
+        assert line.startswith(f"engine: {engine} (FTS5 unicode61, ")
+    assert "weighted 4, 2, 1, 2" in example(cache, "info", "--engine", "bm25f").stdout
+
+
 def test_topic_set_truth_exists_in_this_corpus(cache: dict[str, str]) -> None:
     """Every pattern and preference regex of topics/stdlib.toml matches a doc of the corpus on this Python,
     and none is suspiciously broad."""
@@ -154,6 +172,10 @@ def test_workspace_systems_run(cache: dict[str, str], tmp_path: Path) -> None:
         lines = out.read_text().splitlines()
         assert len(lines) == 30
         assert lines[0].split()[3:] == ["1", "10.0", engine]
+        # the pre-flight check ran first and its output is in the manifest
+        info = example(cache, "info", "--engine", engine).stdout
+        assert done.stderr.splitlines()[0] == f"Pre-flight {engine}: {info.splitlines()[0]} (+1 line)"
+        assert json.loads(Path(f"{out}.json").read_text())["preflight"]["output"] == info
 
 
 def test_docs_source_command_shows_a_pooled_doc(cache: dict[str, str]) -> None:

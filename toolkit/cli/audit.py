@@ -26,12 +26,21 @@ import click
 @click.option(
     "--seed", type=int, default=None, help="Seed of the resampling tests (default: [audit] seed, else 42)."
 )
-def command(config_path: Path | None, output: Path | None, rerun: bool, seed: int | None) -> None:
+@click.option(
+    "--allow-pilot",
+    is_flag=True,
+    help="Audit systems marked pilot = true and reuse pilot runs; the audit is then marked PILOT.",
+)
+def command(
+    config_path: Path | None, output: Path | None, rerun: bool, seed: int | None, allow_pilot: bool
+) -> None:
     """Run every configured system, build the regex qrels, compare all against the baseline, write the audit.
 
     \b
-    Runs are reused when their manifest matches (same system config, topic-set hash and depth); --rerun
-    forces fresh runs. Writes audit.md, audit.json, audit.html and audit-*.png, and prints a summary.
+    Each system's pre-flight check runs first; a failing one stops the audit. Runs are reused when
+    their manifest matches (same system config, topic-set hash, depth and pre-flight output, not a
+    pilot); --rerun forces fresh runs. Writes audit.md, audit.json, audit.html and audit-*.png, and
+    prints a summary.
     \b
     Examples:
       trec-toolkit audit                        # the example workspace: bm25f against bm25
@@ -49,5 +58,6 @@ def command(config_path: Path | None, output: Path | None, rerun: bool, seed: in
             seed=seed,
             progress=update,
             log=lambda msg: click.echo(msg, err=True),
+            allow_pilot=allow_pilot,
         )
     click.echo(audit_summary(result), nl=False)

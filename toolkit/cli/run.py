@@ -52,6 +52,12 @@ PARSER_CHOICES = ("json", "regex", "lines", "tsv", "trec")
 @click.option("--retries", type=int, default=None, help="Extra attempts after a failed call (default 0).")
 @click.option("--resume", is_flag=True, help="Finish an interrupted run without re-asking finished topics.")
 @click.option("--tag", "run_tag", help="The run_tag column (default: the system name).")
+@click.option(
+    "--pilot",
+    is_flag=True,
+    default=None,
+    help="A pilot run, not for the record: the manifest says so, reports say so, audit and gate refuse it.",
+)
 @config_option
 def command(
     system_name: str | None,
@@ -68,14 +74,16 @@ def command(
     retries: int | None,
     resume: bool,
     run_tag: str | None,
+    pilot: bool | None,
     config_path: Path | None,
 ) -> None:
     """Run SYSTEM (a [systems.NAME] of toolkit.toml, or --command) over a topic set.
 
     \b
     Writes runs/SYSTEM.run (TREC) and runs/SYSTEM.run.json (manifest: command, topic-set hash,
-    system config, per-topic latency, failures). A failed or timed-out call leaves its topic empty
-    and is recorded; an interrupted run continues with --resume.
+    system config, pre-flight output, per-topic latency, failures). A system's pre-flight check runs
+    first and stops the run when it fails. A failed or timed-out call leaves its topic empty and is
+    recorded; an interrupted run continues with --resume.
 
     \b
     Examples:
@@ -115,6 +123,8 @@ def command(
                 resume=resume,
                 run_tag=run_tag,
                 progress=partial(update, f"run {system.name}") if update else None,
+                pilot=pilot,
+                log=partial(click.echo, err=True),
             )
     except KeyboardInterrupt:
         click.echo(f"Finished topics are kept in {journal_path(out)}; add --resume to continue.", err=True)
@@ -122,8 +132,9 @@ def command(
     p50 = f"{result.latency_p50_ms:.0f}" if result.latency_p50_ms is not None else "-"
     p95 = f"{result.latency_p95_ms:.0f}" if result.latency_p95_ms is not None else "-"
     resumed = f", {result.resumed} resumed" if result.resumed else ""
+    pilot_note = " as a PILOT run, not for the record" if result.pilot else ""
     click.echo(
-        f"Wrote {result.path} ({result.topics} topics{resumed}, {len(result.failures)} failed; "
+        f"Wrote {result.path}{pilot_note} ({result.topics} topics{resumed}, {len(result.failures)} failed; "
         f"latency p50 {p50} ms, p95 {p95} ms)",
         err=True,
     )

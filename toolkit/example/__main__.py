@@ -24,6 +24,10 @@ def _parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="Print one document as Markdown.")
     show.add_argument("doc_id", help="A doc id such as pydoc://json.loads.")
     sub.add_parser("ids", help="Print every doc id, one per line (for `trec-toolkit truth --doc-ids`).")
+    info = sub.add_parser(
+        "info", help="Print which corpus and engine a search uses (the workspace's pre-flight check)."
+    )
+    info.add_argument("--engine", choices=("bm25", "bm25f"), default="bm25")
     build = sub.add_parser("build", help="Build the corpus cache (done automatically when missing).")
     build.add_argument("--force", action="store_true", help="Rebuild even if the cache exists.")
     sub.add_parser("path", help="Print the corpus cache file's path.")
@@ -55,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(engine.render_doc(row))
     elif args.action == "ids":
         sys.stdout.write("".join(f"{doc_id}\n" for doc_id in engine.all_ids()))
+    elif args.action == "info":
+        sys.stdout.write(engine.describe_index(args.engine))
     elif args.action == "build":
         path = engine.ensure_corpus(rebuild=args.force)
         print(f"{path}", file=sys.stderr)

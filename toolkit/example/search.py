@@ -129,6 +129,26 @@ def all_ids() -> list[str]:
         return [r[0] for r in db.execute("SELECT doc_id FROM docs ORDER BY id")]
 
 
+def describe_index(engine: str = "bm25") -> str:
+    """What a search with ``engine`` runs against: the corpus (its Python, builder version and size, read
+    from the database itself) and the engine's configuration. Nothing that differs between two machines with
+    the same corpus (no path, no time), so runs stay comparable across checkouts."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    with connect() as db:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    if engine == "bm25":
+        config = "FTS5 unicode61, one text column, bm25()"
+    else:
+        weights = ", ".join(f"{w:g}" for w in FIELD_WEIGHTS)
+        config = f"FTS5 unicode61, columns name, summary, body, ident weighted {weights}"
+    return (
+        f"corpus: Python {meta.get('python', '?')} standard library docstrings, builder v"
+        f"{meta.get('corpus_version', '?')}, {meta.get('docs', '?')} docs\n"
+        f"engine: {engine} ({config})\n"
+    )
+
+
 def render_doc(row: sqlite3.Row) -> str:
     """A document as Markdown: the title line, the doc id, then the text an assessor reads."""
     lines = [f"# {row['title']}", "", f"`{row['doc_id']}` · {row['kind']}", ""]

@@ -2,10 +2,14 @@
 
 Steps, each reusing what is already there when it is provably the same:
 
+0. **Checks.** A system marked ``pilot = true`` stops the audit unless ``allow_pilot`` (``toolkit.pipeline
+   .pilot``); then every system's pre-flight check runs once, before any run, and a failing one stops the
+   audit with its output (``toolkit.pipeline.runs.check_system``).
 1. **Runs.** Every ``[systems.NAME]`` is run over the ``[workspace] topics`` into ``runs/NAME.run`` — unless
    that run exists and its manifest matches: same system description (command, parser …), same topic-set
-   hash, same depth, the run file still has the hash recorded in the manifest, and no topic failed (the
-   failure policy, ``toolkit.pipeline.failures``). ``rerun=True`` forces a fresh run.
+   hash, same depth, the run file still has the hash recorded in the manifest, no topic failed (the
+   failure policy, ``toolkit.pipeline.failures``), the same pre-flight output, and not a pilot run (unless
+   ``allow_pilot``) — ``toolkit.pipeline.runs.reuse_refusal``. ``rerun=True`` forces a fresh run.
 2. **Qrels.** ``[audit] qrels`` when declared (e.g. exported human judgments); otherwise the regex truth of
    the topic set over the runs' docs plus the ``[docs] ids`` corpus list, written to ``qrels/TOPICS.qrels``
    (left untouched, manifest included, when the file already holds exactly these qrels).
@@ -20,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ from toolkit.workspace import Workspace
 if TYPE_CHECKING:
     from toolkit.stats.comparison import ComparisonResult
     from toolkit.systems.base import System
+    from toolkit.systems.preflight import PreflightResult
 
 #: The ``[audit]`` table's keys and the defaults of those that have one.
 AUDIT_DEFAULTS: dict[str, Any] = {
@@ -59,37 +63,16 @@ class AuditResult:
     qrels_built: bool
     written: tuple[Path, ...]
     failed_topics: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    preflight: Mapping[str, PreflightResult | None] = dataclasses.field(default_factory=dict)
+    pilot: tuple[str, ...] = ()
 
 
 def run_matches(path: Path, system: System, topics: TopicSet, depth: int) -> bool:
-    """True when ``path`` is a run of exactly this system config on exactly this topic set and depth, with no
-    failed topic.
+    """True when ``path`` can stand for a new run of ``system`` with no pre-flight check and not a pilot
+    (``toolkit.pipeline.runs.reuse_refusal`` gives the reason when it cannot)."""
+    from toolkit.pipeline.runs import reuse_refusal
 
-    The Python version must match too: a system may depend on it (the example corpus is built from the
-    running Python's standard library), so a run made under another Python is made again.
-    """
-    import platform
-
-    from toolkit.formats.manifest import file_sha256, read_manifest
-    from toolkit.pipeline.failures import manifest_failures
-
-    if not path.is_file():
-        return False
-    try:
-        manifest = read_manifest(path)
-        failed = manifest_failures(manifest, where=path)
-    except Exception:  # noqa: BLE001 - an unreadable manifest means "run again", not an error
-        return False
-    if not manifest or failed:
-        return False
-    described = json.loads(json.dumps({"name": system.name, **system.describe()}))
-    return (
-        manifest.get("system") == described
-        and (manifest.get("topic_set") or {}).get("sha256") == topics.sha256
-        and manifest.get("depth") == depth
-        and manifest.get("sha256") == file_sha256(path)
-        and (manifest.get("versions") or {}).get("python") == platform.python_version()
-    )
+    return reuse_refusal(path, system, topics, depth) is None
 
 
 def audit_settings(config: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -113,9 +96,11 @@ def run_audit(
     seed: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     log: Callable[[str], None] = lambda _msg: None,
+    allow_pilot: bool = False,
 ) -> AuditResult:
     """Run the audit described by ``toolkit.toml`` (see the module docstring); ``log`` gets one line per step,
-    ``progress(step, done, total)`` follows each system's run (``step`` is ``"run NAME"``)."""
+    ``progress(step, done, total)`` follows each system's run (``step`` is ``"run NAME"``); ``allow_pilot``
+    lets pilot systems and runs in (the audit is then marked PILOT)."""
     from toolkit.reports import write_audit
     from toolkit.stats.comparison import compare_runs
     from toolkit.workspace import load_workspace
@@ -138,7 +123,14 @@ def run_audit(
             f"{ws.where}: [workspace] baseline = {baseline!r} is not a system; known: {', '.join(systems)}"
         )
     order = [baseline, *(n for n in systems if n != baseline)]
-    runs, reused, ran = _runs(ws, [systems[n] for n in order], topics, rerun, progress, log)
+    from toolkit.pipeline.pilot import pilot_runs, refuse_pilot_systems
+    from toolkit.pipeline.runs import check_system
+
+    refuse_pilot_systems([systems[n] for n in order], allow=allow_pilot, where=ws.where)
+    preflights = {n: check_system(ws, systems[n], log=log) for n in order}
+    runs, reused, ran = _runs(
+        ws, [systems[n] for n in order], topics, rerun, progress, log, preflights, allow_pilot
+    )
     qrels, built = _qrels(ws, topics, runs, log, options["qrels"])
     result = compare_runs(
         runs,
@@ -158,7 +150,19 @@ def run_audit(
         topics=topics,
         title=f"Audit: {', '.join(order[1:])} vs {baseline} on {topics.name}",
     )
-    return AuditResult(result, topics, qrels, runs, reused, ran, built, tuple(written), _failed(ws, runs))
+    return AuditResult(
+        result,
+        topics,
+        qrels,
+        runs,
+        reused,
+        ran,
+        built,
+        tuple(written),
+        _failed(ws, runs),
+        preflights,
+        pilot_runs(runs, {run.name: _manifest(ws, run.name) for run in runs}),
+    )
 
 
 def _runs(
@@ -168,10 +172,12 @@ def _runs(
     rerun: bool,
     progress: Callable[[str, int, int], None] | None,
     log: Callable[[str], None],
+    preflights: Mapping[str, PreflightResult | None],
+    allow_pilot: bool,
 ) -> tuple[tuple[Run, ...], tuple[str, ...], tuple[str, ...]]:
     """Reuse or make every system's run; the runs are named after their systems."""
     from toolkit.formats import read_run
-    from toolkit.pipeline.runs import make_run
+    from toolkit.pipeline.runs import is_pilot, make_run, reuse_refusal
     from toolkit.systems import run_options
 
     runs: list[Run] = []
@@ -182,11 +188,21 @@ def _runs(
         name = system.name
         path = ws.runs_dir / f"{name}.run"
         depth = ws.run_settings(run_options(system)).depth
-        if not rerun and run_matches(path, system, topics, depth):
+        refusal = reuse_refusal(
+            path,
+            system,
+            topics,
+            depth,
+            preflight=preflights.get(name),
+            pilot=is_pilot(system),
+            allow_pilot=allow_pilot,
+        )
+        if not rerun and refusal is None:
             log(f"run {name}: reusing {path} (manifest matches the system config and topic set)")
             reused.append(name)
         else:
-            log(f"run {name}: running over {len(topics)} topics → {path}")
+            why = f" ({path.name} was not reused: {refusal})" if not rerun and path.is_file() else ""
+            log(f"run {name}: running over {len(topics)} topics → {path}{why}")
             make_run(
                 ws,
                 system,
@@ -195,6 +211,7 @@ def _runs(
                 progress=functools.partial(progress, f"run {name}") if progress else None,
                 command=["trec-toolkit", "audit"],
                 label=f"run {name}: ",
+                preflight=preflights.get(name),
             )
             ran.append(name)
         runs.append(dataclasses.replace(read_run(path, name=name), path=ws.relative(path)))
@@ -234,8 +251,13 @@ def _qrels(
     return dataclasses.replace(read_qrels(path), path=ws.relative(path)), truth.written
 
 
-def _failed(ws: Workspace, runs: tuple[Run, ...]) -> dict[str, tuple[str, ...]]:
+def _manifest(ws: Workspace, name: str) -> dict[str, Any] | None:
     from toolkit.formats.manifest import read_manifest
+
+    return read_manifest(ws.runs_dir / f"{name}.run")
+
+
+def _failed(ws: Workspace, runs: tuple[Run, ...]) -> dict[str, tuple[str, ...]]:
     from toolkit.pipeline.failures import failed_topics
 
-    return failed_topics(runs, {run.name: read_manifest(ws.runs_dir / f"{run.name}.run") for run in runs})
+    return failed_topics(runs, {run.name: _manifest(ws, run.name) for run in runs})

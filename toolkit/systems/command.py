@@ -21,11 +21,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ConfigError, SystemCallError
 from toolkit.systems.base import CallFailed, Hit, fill
 from toolkit.systems.parsers import Parser
+
+if TYPE_CHECKING:
+    from toolkit.systems.preflight import Preflight
 
 PLACEHOLDERS = ("query", "query_id", "depth", "python")
 
@@ -57,6 +60,7 @@ class CommandSystem:
     cwd: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)  # run defaults: timeout, retries, workers, depth
+    preflight: Preflight | None = None
     kind: str = "command"
 
     def __post_init__(self) -> None:
@@ -84,43 +88,57 @@ class CommandSystem:
         out: dict[str, Any] = {"kind": self.kind, "command": list(self.argv), **self.parser.describe()}
         if self.env:
             out["env"] = sorted(self.env)
+        if self.preflight is not None:
+            out["preflight"] = self.preflight.check
         return out
 
     def search(self, query: str, *, query_id: str, depth: int, timeout: float | None) -> list[Hit]:
         argv = fill_argv(self.argv, query=query, query_id=query_id, depth=str(depth))
-        env = {**os.environ, **self.env} if self.env else None
-        try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                env=env,
-                start_new_session=True,  # its own process group, so a timeout can kill it and its children
-            )
-        except OSError as exc:
-            raise CallFailed(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-        started = time.monotonic()
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            out, err = proc.communicate()
-            raise CallFailed(
-                f"timed out after {time.monotonic() - started:.1f}s", exit_code=None, stderr=_text(err)
-            ) from None
+        proc = call(argv, cwd=self.cwd, env=self.env, timeout=timeout)
         if proc.returncode != 0:
             reason = f"exit code {proc.returncode}"
             if proc.returncode < 0:
                 reason = f"killed by signal {-proc.returncode}"
-            raise CallFailed(reason, exit_code=proc.returncode, stderr=_text(err))
+            raise CallFailed(reason, exit_code=proc.returncode, stderr=_text(proc.stderr))
         try:
-            return self.parser.parse(out.decode("utf-8"))
+            return self.parser.parse(proc.stdout.decode("utf-8"))
         except UnicodeDecodeError:
-            raise CallFailed("output is not UTF-8 text", exit_code=0, stderr=_text(err)) from None
+            raise CallFailed("output is not UTF-8 text", exit_code=0, stderr=_text(proc.stderr)) from None
         except CallFailed as exc:
-            raise CallFailed(exc.reason, exit_code=0, stderr=_text(err) or _text(out)) from None
+            raise CallFailed(
+                exc.reason, exit_code=0, stderr=_text(proc.stderr) or _text(proc.stdout)
+            ) from None
+
+
+def call(
+    argv: Sequence[str], *, cwd: Path | None, env: Mapping[str, str], timeout: float | None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` (no shell, no stdin) in its own process group and collect its output; ``CallFailed`` when
+    it cannot start or outlives ``timeout`` (then the whole group is killed, so a forked child cannot
+    outlive the call either)."""
+    full_env = {**os.environ, **env} if env else None
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=full_env,
+            start_new_session=True,  # its own process group, so a timeout can kill it and its children
+        )
+    except OSError as exc:
+        raise CallFailed(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+    started = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        raise CallFailed(
+            f"timed out after {time.monotonic() - started:.1f}s", exit_code=None, stderr=_text(err)
+        ) from None
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -10,6 +10,8 @@ scores = "results[*].score"          # … and, optionally, to the system's own 
 timeout = 30                         # optional per-system defaults for `run`
 retries = 0
 workers = 4
+preflight = ["{python}", "-m", "toolkit.example", "info"]   # run once before a run; its stdout → manifest
+# pilot = true                       # runs of this system are pilots, not for the record
 env = { LANG = "C.UTF-8" }           # command only: extra environment
 
 [systems.es]
@@ -20,6 +22,7 @@ body = { query = { match = { text = "{query}" } }, size = "{depth}" }
 headers = { Authorization = "ApiKey ${ES_API_KEY}" }   # never sent on a redirect to another host
 ids = "hits.hits[*]._id"
 max_response = "64 MiB"              # the largest reply accepted (bytes, or a number with KiB/MiB/GiB)
+preflight = "http://localhost:9200/_cluster/health"   # http: a URL fetched with the headers (or argv)
 
 [systems.mine]
 callable = "mypackage.search:run"    # function(query, depth) -> [doc_id | (doc_id, score), …]
@@ -38,17 +41,30 @@ from toolkit.systems.base import System
 from toolkit.systems.command import CommandSystem, split_command
 from toolkit.systems.http import DEFAULT_MAX_RESPONSE, HttpSystem
 from toolkit.systems.parsers import Parser
+from toolkit.systems.preflight import Preflight, parse_preflight
 from toolkit.systems.python import PythonSystem
 
 #: Keys a ``[systems.NAME]`` table may hold, by kind (plus the shared ones).
-SHARED_KEYS = {"parser", "ids", "scores", "pattern", "timeout", "retries", "workers", "depth", "description"}
+SHARED_KEYS = {
+    "parser",
+    "ids",
+    "scores",
+    "pattern",
+    "timeout",
+    "retries",
+    "workers",
+    "depth",
+    "description",
+    "preflight",
+    "pilot",
+}
 KIND_KEYS = {
     "command": {"command", "env"},
     "http": {"url", "method", "params", "body", "headers", "max_response"},
     "python": {"callable"},
 }
 #: Keys that are options of ``run`` rather than of the system itself.
-RUN_OPTION_KEYS = ("timeout", "retries", "workers", "depth")
+RUN_OPTION_KEYS = ("timeout", "retries", "workers", "depth", "pilot")
 
 
 def load_systems(
@@ -68,7 +84,7 @@ def load_systems(
 
 
 def run_options(system: System) -> dict[str, Any]:
-    """The per-system ``run`` defaults declared in ``toolkit.toml`` (timeout, retries, workers, depth)."""
+    """The per-system ``run`` defaults declared in ``toolkit.toml`` (timeout, retries, workers, depth, pilot)."""
     return dict(getattr(system, "options", {}) or {})
 
 
@@ -103,12 +119,14 @@ def system_from_config(name: str, spec: Mapping[str, Any], *, root: Path | None 
             cwd=root,
             env=env,
             options=options,
+            preflight=_preflight(spec, kind, root=root, env=env),
         )
     elif kind == "http":
         for key in ("params", "headers"):
             value = spec.get(key, {})
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise ConfigError(f"{key} must be a table of strings")
+        max_response = parse_size(spec.get("max_response", DEFAULT_MAX_RESPONSE))
         system = HttpSystem(
             name,
             str(spec["url"]),
@@ -118,12 +136,17 @@ def system_from_config(name: str, spec: Mapping[str, Any], *, root: Path | None 
             body=spec.get("body"),
             headers=spec.get("headers", {}),
             options=options,
-            max_response=parse_size(spec.get("max_response", DEFAULT_MAX_RESPONSE)),
+            max_response=max_response,
+            preflight=_preflight(
+                spec, kind, root=root, headers=spec.get("headers", {}), max_response=max_response
+            ),
         )
     else:
         if any(k in spec for k in ("parser", "ids", "scores", "pattern")):
             raise ConfigError("a callable returns doc ids itself; parser/ids/scores/pattern do not apply")
-        system = PythonSystem(name, str(spec["callable"]), options=options)
+        system = PythonSystem(
+            name, str(spec["callable"]), options=options, preflight=_preflight(spec, kind, root=root)
+        )
     return system
 
 
@@ -177,12 +200,33 @@ def _parser(spec: Mapping[str, Any], default: str) -> Parser:
     )
 
 
+def _preflight(
+    spec: Mapping[str, Any],
+    kind: str,
+    *,
+    root: Path | None,
+    env: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    max_response: int = DEFAULT_MAX_RESPONSE,
+) -> Preflight | None:
+    if "preflight" not in spec:
+        return None
+    return parse_preflight(
+        spec["preflight"], kind=kind, cwd=root, env=env, headers=headers, max_response=max_response
+    )
+
+
 def _options(spec: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in RUN_OPTION_KEYS:
         if key not in spec:
             continue
         value = spec[key]
+        if key == "pilot":
+            if not isinstance(value, bool):
+                raise ConfigError("pilot must be true or false")
+            out[key] = value
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise ConfigError(f"{key} must be a non-negative number")
         if key != "timeout" and not isinstance(value, int):

@@ -23,12 +23,15 @@ import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ConfigError
 from toolkit.systems.base import CallFailed, Hit, fill
 from toolkit.systems.parsers import Parser
 from toolkit.systems.transport import fetch
+
+if TYPE_CHECKING:
+    from toolkit.systems.preflight import Preflight
 
 #: The largest reply a system may send unless its ``max_response`` says otherwise.
 DEFAULT_MAX_RESPONSE = 64 * 2**20
@@ -47,6 +50,7 @@ class HttpSystem:
     headers: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)  # run defaults: timeout, retries, workers, depth
     max_response: int = DEFAULT_MAX_RESPONSE
+    preflight: Preflight | None = None
     kind: str = "http"
 
     def __post_init__(self) -> None:
@@ -76,6 +80,8 @@ class HttpSystem:
         if self.headers:
             out["headers"] = sorted(self.headers)
         out["max_response"] = self.max_response
+        if self.preflight is not None:
+            out["preflight"] = self.preflight.check
         return {**out, **self.parser.describe()}
 
     def request(self, query: str, *, query_id: str, depth: int) -> urllib.request.Request:
@@ -85,10 +91,7 @@ class HttpSystem:
         if self.params:
             query_string = urllib.parse.urlencode({k: fill(v, values) for k, v in self.params.items()})
             url += ("&" if "?" in url else "?") + query_string
-        headers = {
-            k: _ENV.sub(lambda m: os.environ.get(m.group(1), ""), fill(v, values))
-            for k, v in self.headers.items()
-        }
+        headers = expand_headers({k: fill(v, values) for k, v in self.headers.items()})
         data = None
         if self.method == "POST":
             if isinstance(self.body, str):
@@ -113,6 +116,11 @@ class HttpSystem:
         except json.JSONDecodeError as exc:
             raise CallFailed(f"response is not JSON ({exc.msg})", exit_code=0, stderr=text) from None
         return self.parser.parse_data(data)
+
+
+def expand_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Header values with their ``${ENV_VAR}`` references replaced (``check`` makes sure they are set)."""
+    return {k: _ENV.sub(lambda m: os.environ.get(m.group(1), ""), v) for k, v in headers.items()}
 
 
 def _fill_json(node: Any, values: dict[str, str], depth: int) -> Any:

@@ -11,11 +11,14 @@ import importlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ConfigError
 from toolkit.systems.base import CallFailed, Hit
 from toolkit.systems.parsers import dedupe
+
+if TYPE_CHECKING:
+    from toolkit.systems.preflight import Preflight
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
@@ -42,6 +45,7 @@ class PythonSystem:
     spec: str
     function: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     options: Mapping[str, Any] = field(default_factory=dict)  # run defaults: timeout, retries, workers, depth
+    preflight: Preflight | None = None
     kind: str = "python"
 
     def check(self) -> None:
@@ -49,7 +53,10 @@ class PythonSystem:
             object.__setattr__(self, "function", load_callable(self.spec))
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "callable": self.spec}
+        out: dict[str, Any] = {"kind": self.kind, "callable": self.spec}
+        if self.preflight is not None:
+            out["preflight"] = self.preflight.check
+        return out
 
     def search(self, query: str, *, query_id: str, depth: int, timeout: float | None) -> list[Hit]:
         self.check()

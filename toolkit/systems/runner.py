@@ -8,7 +8,12 @@ trec_eval's order (score desc, doc_id desc) is exactly the system's order whatev
 fsync'ed) as soon as its call returns. A run killed at any point leaves a journal whose complete lines are
 the finished topics; a torn last line is cut off on ``resume``. The run file itself is only ever written
 whole (atomic rename) from the journal, in topic-set order, so it can never hold duplicate lines.
-``resume`` re-asks only topics without a successful line (failed topics are asked again).
+``resume`` re-asks only topics without a successful line (failed topics are asked again), and only when the
+journal was begun for the same system, topic set, depth, pre-flight output and pilot flag.
+
+**Pre-flight and pilot.** The caller runs the system's pre-flight check (``toolkit.systems.preflight``) and
+hands its result in; the manifest records it (``preflight``), and whether the run is a pilot, not for the
+record (``pilot``) — what that means for the commands is the pipeline's policy.
 
 **Failures** (non-zero exit, timeout, HTTP error, unparseable output) after all retries give the topic an
 empty result and an entry in the manifest (reason, exit code, stderr tail, duration); the run goes on.
@@ -37,6 +42,7 @@ from toolkit.formats.manifest import write_manifest
 from toolkit.formats.run import write_run
 from toolkit.model import Run, Topic, TopicSet
 from toolkit.systems.base import CallFailed, Hit, System
+from toolkit.systems.preflight import PreflightResult
 
 JOURNAL_VERSION = 1
 SCORE_RULE = "score = n - rank + 1 for a topic's n hits: strictly decreasing, so trec_eval's order is the system's order"
@@ -95,6 +101,8 @@ class RunResult:
     asked: int
     resumed: int
     empty_topics: tuple[str, ...] = ()
+    preflight: PreflightResult | None = None
+    pilot: bool = False
 
 
 def journal_path(output: Path) -> Path:
@@ -115,10 +123,14 @@ def run_system(
     run_tag: str | None = None,
     command: list[str] | None = None,
     root: str | Path | None = None,
+    preflight: PreflightResult | None = None,
+    pilot: bool = False,
 ) -> RunResult:
     """Ask ``system`` every topic (``workers`` at a time) and write ``output`` and its manifest.
 
     ``root`` is the folder a relative topic-set path is under (the workspace), for the manifest's input hash.
+    ``preflight`` is what the system's pre-flight check printed before this run, ``pilot`` marks the run as
+    not for the record; both go to the manifest.
     """
     if depth < 1:
         raise UsageError(f"--depth must be at least 1, not {depth}")
@@ -136,8 +148,12 @@ def run_system(
         "topics_sha256": topics.sha256,
         "depth": depth,
     }
+    if preflight is not None:  # only when there is one, so journals begun without stay resumable
+        header["preflight"] = preflight.sha256
+    if pilot:
+        header["pilot"] = True
     journal = journal_path(output)
-    done = _open_journal(journal, header, resume=resume)
+    done = _open_journal(journal, header, resume=resume, preflight=preflight)
     pending = [t for t in topics if t.query_id not in done or done[t.query_id].failure is not None]
     resumed = len(topics) - len(pending)
     outcomes = dict(done)
@@ -166,12 +182,16 @@ def run_system(
         resumed=resumed,
         asked=len(pending),
         root=root,
+        preflight=preflight,
+        pilot=pilot,
     )
     journal.unlink(missing_ok=True)
     return result
 
 
-def _open_journal(journal: Path, header: dict[str, Any], *, resume: bool) -> dict[str, TopicOutcome]:
+def _open_journal(
+    journal: Path, header: dict[str, Any], *, resume: bool, preflight: PreflightResult | None = None
+) -> dict[str, TopicOutcome]:
     """Start a journal, or (resume) read the finished topics of one and cut off a torn last line."""
     if not resume or not journal.exists():
         if resume:
@@ -195,7 +215,25 @@ def _open_journal(journal: Path, header: dict[str, Any], *, resume: bool) -> dic
         found = json.loads(lines[0]) if lines else None
     except json.JSONDecodeError:
         found = None
-    if found != json.loads(json.dumps(header)):
+    expected = json.loads(json.dumps(header))
+    if found != expected:
+        if (
+            preflight is not None
+            and isinstance(found, dict)
+            and {**found, "preflight": preflight.sha256} == expected
+        ):
+            raise UsageError(
+                f"{journal} was begun under another pre-flight output than {preflight.shown()} prints now; "
+                "rerun without --resume to start over"
+            )
+        if isinstance(found, dict) and {k: v for k, v in found.items() if k != "pilot"} == {
+            k: v for k, v in expected.items() if k != "pilot"
+        }:
+            was = "a pilot run" if found.get("pilot") else "not a pilot run"
+            raise UsageError(
+                f"{journal} was begun as {was}; resume it with the same --pilot setting, or rerun without "
+                "--resume to start over"
+            )
         raise UsageError(
             f"{journal} was written for another system, topic set or depth; rerun without --resume to start over"
         )
@@ -275,6 +313,8 @@ def _finish(
     resumed: int,
     asked: int,
     root: str | Path | None,
+    preflight: PreflightResult | None,
+    pilot: bool,
 ) -> RunResult:
     results: dict[str, dict[str, float]] = {}
     per_topic: dict[str, Any] = {}
@@ -300,6 +340,8 @@ def _finish(
             "sha256": topics.sha256,
             "topics": len(topics),
         },
+        "pilot": pilot,
+        **({"preflight": preflight.record()} if preflight is not None else {}),
         "depth": depth,
         **settings,
         "score_rule": SCORE_RULE,
@@ -313,4 +355,6 @@ def _finish(
     inputs = {"topics": topics.path} if topics.path else {}
     manifest = write_manifest(output, kind="run", inputs=inputs, command=command, extra=extra, root=root)
     empty = tuple(o.query_id for o in outcomes if not o.hits)
-    return RunResult(run, output, manifest, failures, p50, p95, len(topics), asked, resumed, empty)
+    return RunResult(
+        run, output, manifest, failures, p50, p95, len(topics), asked, resumed, empty, preflight, pilot
+    )

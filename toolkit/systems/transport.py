@@ -250,4 +250,6 @@ def _error_body(exc: urllib.error.HTTPError, limit: int) -> str:
         data = exc.read(limit)
     except (OSError, http.client.HTTPException):
         return ""
+    finally:
+        exc.close()  # the connection goes now, not when the error is collected
     return data.decode("utf-8", errors="replace")

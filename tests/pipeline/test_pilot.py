@@ -1,0 +1,136 @@
+"""Pilot runs (``run --pilot``, ``[systems.NAME] pilot = true``) through the real commands: marked in the
+manifest, refused by ``audit`` unless ``--allow-pilot``, never reused by an audit for the record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from toolkit.cli import main
+
+SEARCH = """
+import sys
+engine, query = sys.argv[1], sys.argv[2]
+docs = {"good": {"alpha": ["a1", "x"], "beta": ["b1", "x"]}, "bad": {"alpha": ["x", "a1"], "beta": ["x", "b1"]}}
+print("\\n".join(docs[engine].get(query, [])))
+"""
+
+TOPICS = """
+[[topic]]
+id = "t1"
+query = "alpha"
+truth = ['^a1$']
+
+[[topic]]
+id = "t2"
+query = "beta"
+truth = ['^b1$']
+"""
+
+CONFIG = """
+[workspace]
+topics = "topics/mini.toml"
+baseline = "bad"
+workers = 1
+
+[systems.bad]
+command = ["{python}", "search.py", "bad", "{query}"]
+
+[systems.good]
+command = ["{python}", "search.py", "good", "{query}"]
+
+[audit]
+measures = ["RR@10"]
+"""
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "topics" / "mini.toml").write_text(TOPICS)
+    (tmp_path / "search.py").write_text(SEARCH)
+    (tmp_path / "toolkit.toml").write_text(CONFIG)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args))
+
+
+def manifest(ws: Path, name: str) -> dict[str, Any]:
+    return json.loads((ws / "runs" / f"{name}.run.json").read_text())
+
+
+def mark_pilot(ws: Path, system: str) -> None:
+    config = ws / "toolkit.toml"
+    config.write_text(
+        config.read_text().replace(f'"{system}", "{{query}}"]', f'"{system}", "{{query}}"]\npilot = true')
+    )
+
+
+def test_run_pilot_is_marked_in_the_manifest(ws: Path) -> None:
+    result = invoke("run", "good", "--pilot")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(
+        "Wrote runs/good.run as a PILOT run, not for the record (2 topics, 0 failed;"
+    )
+    assert manifest(ws, "good")["pilot"] is True
+    result = invoke("run", "good")
+    assert result.exit_code == 0 and result.stderr.startswith("Wrote runs/good.run (2 topics")
+    assert manifest(ws, "good")["pilot"] is False
+
+
+def test_a_system_marked_pilot_makes_pilot_runs(ws: Path) -> None:
+    mark_pilot(ws, "good")
+    assert invoke("run", "good").exit_code == 0
+    assert manifest(ws, "good")["pilot"] is True
+
+
+def test_pilot_must_be_true_or_false(ws: Path) -> None:
+    config = ws / "toolkit.toml"
+    config.write_text(config.read_text().replace('"good", "{query}"]', '"good", "{query}"]\npilot = "yes"'))
+    result = invoke("run", "good")
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"Error: {config}: [systems.good]: pilot must be true or false\n",
+    )
+
+
+def test_audit_refuses_a_pilot_system_unless_allowed(ws: Path) -> None:
+    mark_pilot(ws, "good")
+    result = invoke("audit")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: {ws / 'toolkit.toml'}: system 'good' is marked pilot = true: pilot runs are not for the record, "
+        "so audit refuses them; remove pilot = true, or pass --allow-pilot for an audit marked PILOT\n"
+    )
+    assert not (ws / "runs").exists()  # refused before anything ran
+    result = invoke("audit", "--allow-pilot")
+    assert result.exit_code == 0, result.output
+    assert manifest(ws, "good")["pilot"] is True and manifest(ws, "bad")["pilot"] is False
+
+
+def test_audit_makes_a_run_for_the_record_instead_of_reusing_a_pilot_run(ws: Path) -> None:
+    assert invoke("run", "good", "--pilot").exit_code == 0
+    assert invoke("run", "bad").exit_code == 0
+    result = invoke("audit")
+    assert result.exit_code == 0, result.output
+    assert "run bad: reusing" in result.stderr
+    assert (
+        "run good: running over 2 topics → runs/good.run (good.run was not reused: it is a pilot run, not for "
+        "the record)" in result.stderr.replace(str(ws) + "/", "")
+    )
+    assert manifest(ws, "good")["pilot"] is False
+
+
+def test_audit_allow_pilot_reuses_a_pilot_run(ws: Path) -> None:
+    assert invoke("run", "good", "--pilot").exit_code == 0
+    result = invoke("audit", "--allow-pilot")
+    assert result.exit_code == 0, result.output
+    assert "run good: reusing" in result.stderr
+    assert manifest(ws, "good")["pilot"] is True
