@@ -263,6 +263,14 @@ def test_audit_runs_each_preflight_once_before_the_runs(checked: Path) -> None:
     for name in ("bad", "good"):
         manifest = json.loads((checked / "runs" / f"{name}.run.json").read_text())
         assert manifest["preflight"]["output"] == "index v1\n"
+    md = (checked / "audits" / "audit.md").read_text()
+    setup = md.split("## Setup", 1)[1].split("## ", 1)[0]
+    assert "- Pre-flight of `bad` (`{python} check.py bad`): index v1\n" in setup
+    assert "- Pre-flight of `good` (`{python} check.py good`): index v1\n" in setup
+    data = json.loads((checked / "audits" / "audit.json").read_text())
+    assert data["setup"]["preflight"]["good"]["check"] == ["{python}", "check.py", "good"]
+    assert data["setup"]["preflight"]["good"]["output"] == "index v1\n"
+    assert "PILOT" not in md and "pilot" not in data
 
 
 def test_a_failing_preflight_stops_the_audit_before_any_run(checked: Path) -> None:

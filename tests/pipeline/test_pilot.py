@@ -134,3 +134,80 @@ def test_audit_allow_pilot_reuses_a_pilot_run(ws: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "run good: reusing" in result.stderr
     assert manifest(ws, "good")["pilot"] is True
+
+
+QRELS = "t1 0 a1 1\nt2 0 b1 1\n"
+
+
+@pytest.fixture
+def pilot_and_record(ws: Path) -> Path:
+    """runs/good.run is a pilot run, runs/bad.run one for the record; q.qrels by hand."""
+    assert invoke("run", "good", "--pilot").exit_code == 0
+    assert invoke("run", "bad").exit_code == 0
+    (ws / "q.qrels").write_text(QRELS)
+    return ws
+
+
+def test_score_of_a_pilot_run_says_so_at_the_top(pilot_and_record: Path) -> None:
+    result = invoke("score", "runs/good.run", "runs/bad.run", "--qrels", "q.qrels", "--measures", "RR@10")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "PILOT — not for the record (pilot run: good)"
+    data = json.loads(
+        invoke(
+            "score", "runs/good.run", "--qrels", "q.qrels", "--measures", "RR@10", "--format", "json"
+        ).stdout
+    )
+    assert list(data)[:2] == ["schema_version", "pilot"] and data["pilot"] == ["good"]
+    clean = invoke("score", "runs/bad.run", "--qrels", "q.qrels", "--measures", "RR@10")
+    assert "PILOT" not in clean.stdout and "pilot" not in json.dumps(
+        json.loads(invoke("score", "runs/bad.run", "--qrels", "q.qrels", "--format", "json").stdout)
+    )
+
+
+def test_machine_formats_keep_their_shape_and_say_it_on_stderr(pilot_and_record: Path) -> None:
+    result = invoke("score", "runs/good.run", "--qrels", "q.qrels", "--measures", "RR@10", "--format", "csv")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0].startswith("run,")
+    assert result.stderr == "Warning: PILOT — not for the record (pilot run: good)\n"
+
+
+def test_compare_with_a_pilot_run_says_so_at_the_top(pilot_and_record: Path) -> None:
+    args = ("compare", "runs/bad.run", "runs/good.run", "--qrels", "q.qrels", "--measures", "RR@10")
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "PILOT — not for the record (pilot run: good)"
+    assert invoke(*args, "--format", "md", "-o", "c.md").exit_code == 0
+    assert Path("c.md").read_text().splitlines()[0] == "**PILOT — not for the record** (pilot run: `good`)"
+    html = invoke(*args, "--format", "html").stdout
+    assert html.index("PILOT — not for the record") < html.index("<h1")
+
+
+def test_gate_refuses_a_pilot_run_unless_allowed(pilot_and_record: Path) -> None:
+    args = ["gate", "--baseline", "runs/bad.run", "--candidate", "runs/good.run", "--qrels", "q.qrels"]
+    result = invoke(*args, "--rule", "RR@10 >= 0.5")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: runs/good.run is a pilot run (not for the record), so gate refuses it; make the run without "
+        "--pilot, or pass --allow-pilot\n"
+    )
+    assert result.stdout == ""
+    result = invoke(*args, "--rule", "RR@10 >= 0.5", "--allow-pilot")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "PILOT — not for the record (pilot run: good)"
+    both = invoke("gate", "--baseline", "runs/good.run", "--candidate", "runs/good.run", "--qrels", "q.qrels",
+                  "--rule", "RR@10 >= 0.5")  # fmt: skip
+    assert both.exit_code == 2 and both.stderr.startswith("Error: runs/good.run is a pilot run")
+
+
+def test_an_audit_allowed_pilot_says_so_at_the_top_of_every_file(ws: Path) -> None:
+    mark_pilot(ws, "good")
+    result = invoke("audit", "--allow-pilot")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "PILOT — not for the record (pilot run: good)"
+    assert (ws / "audits" / "audit.md").read_text().splitlines()[0] == (
+        "**PILOT — not for the record** (pilot run: `good`)"
+    )
+    data = json.loads((ws / "audits" / "audit.json").read_text())
+    assert data["pilot"] == ["good"]
+    html = (ws / "audits" / "audit.html").read_text()
+    assert html.index("PILOT — not for the record") < html.index("<h1")

@@ -100,10 +100,12 @@ def command(
 
     from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
-    from toolkit.reports import render, write_markdown
+    from toolkit.pipeline.pilot import pilot_runs
+    from toolkit.reports import document, mark_pilot, render, write_markdown
     from toolkit.stats.comparison import compare_runs
 
     loaded = [read_run(p) for p in runs]
+    pilots = pilot_runs(loaded)
     qrels = read_qrels(qrels_path)
     topics = read_topics(topics_path) if topics_path else None
     result = compare_runs(
@@ -119,11 +121,12 @@ def command(
         zero_method=zero_method,
     )
     if fmt == "md" and output is not None and str(output) != "-":
-        for path in write_markdown(result, output, topics=topics):
+        for path in write_markdown(result, output, topics=topics, pilot=pilots):
             click.echo(f"Wrote {path}", err=True)
     else:
         color = fmt == "table" and str(output or "-") == "-" and sys.stdout.isatty()
-        emit(render(result, fmt, topics=topics, color=color), output)
+        doc = mark_pilot(document(result, topics=topics, plots=fmt == "html"), pilots)
+        emit(render(doc, fmt, color=color), output)
     worse = result.regressions()
     if fail_on == "regression" and worse:
         names = ", ".join(f"{c.candidate} ({c.measure} {c.delta:+.4f})" for c in worse)

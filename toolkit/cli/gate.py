@@ -40,6 +40,9 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     default=None,
     help="toolkit.toml to read [gate] rules from (default: the nearest one).",
 )
+@click.option(
+    "--allow-pilot", is_flag=True, help="Gate pilot runs too (refused by default); the report says PILOT."
+)
 @format_option("table", "md", "html", "json", default="table")
 @output_option
 def command(
@@ -49,6 +52,7 @@ def command(
     topics_path: Path | None,
     rules: tuple[str, ...],
     config_path: Path | None,
+    allow_pilot: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -68,14 +72,16 @@ def command(
     """
     from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
-    from toolkit.reports import render
+    from toolkit.pipeline.pilot import refuse_pilot_runs
+    from toolkit.reports import document, mark_pilot, render
     from toolkit.stats.gate import run_gate
 
     rule_texts = list(rules) or _configured_rules(config_path)
     baseline, candidate = read_run(baseline_path), read_run(candidate_path)
+    pilots = refuse_pilot_runs([baseline, candidate], allow=allow_pilot, command="gate")
     topics = read_topics(topics_path) if topics_path else None
     result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics)
-    emit(render(result, fmt), output)
+    emit(render(mark_pilot(document(result), pilots), fmt), output)
     if not result.passed:
         failed = "; ".join(c.rule.text for c in result.failed)
         raise CheckFailed(f"{len(result.failed)} of {len(result.checks)} gate rule(s) failed: {failed}")

@@ -73,7 +73,8 @@ def command(
       trec-toolkit score runs/bm25.run runs/bm25f.run --qrels qrels/human.qrels --pool-bias
     """
     from toolkit.formats import read_qrels, read_run, read_topics, versions
-    from toolkit.reports import render
+    from toolkit.pipeline.pilot import pilot_runs
+    from toolkit.reports import mark_pilot, pilot_line, render
     from toolkit.reports.scores import scores_delimited, scores_document, scores_trec
     from toolkit.scoring import evaluate_many, resolve_measures
     from toolkit.scoring.judged import warn_unjudged
@@ -83,8 +84,15 @@ def command(
     wanted = resolve_measures(measures, topics)
     qrels = read_qrels(qrels_path)
     loaded = [read_run(path, strict=strict) for path in runs]
+    pilots = pilot_runs(loaded)
     results = evaluate_many(loaded, qrels, topics=topics, measures=wanted)
     warn_unjudged(loaded, qrels, results, wanted)
+    if pilots and fmt in ("csv", "tsv", "trec"):  # no room for a banner in these: say it on stderr
+        import warnings
+
+        from toolkit.errors import ToolkitWarning
+
+        warnings.warn(pilot_line(pilots), ToolkitWarning, stacklevel=1)
     if fmt in ("csv", "tsv"):
         delimiter = "," if fmt == "csv" else "\t"
         text = scores_delimited(
@@ -106,7 +114,7 @@ def command(
             versions=versions(),
             pool_bias=bias,
         )
-        text = render(doc, fmt)
+        text = render(mark_pilot(doc, pilots), fmt)
     emit(text, output)
 
 

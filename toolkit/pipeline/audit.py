@@ -143,12 +143,16 @@ def run_audit(
         margins={str(k): float(v) for k, v in options["margins"].items()},
         correction=str(options["correction"]),
     )
+    manifests = {run.name: _manifest(ws, run.name) for run in runs}
+    pilots = pilot_runs(runs, manifests)
     written = write_audit(
         result,
         Path(output) if output is not None else ws.path(options["output"]),
         name=str(options["name"]),
         topics=topics,
         title=f"Audit: {', '.join(order[1:])} vs {baseline} on {topics.name}",
+        pilot=pilots,
+        preflight={n: _preflight_shown(m) for n, m in manifests.items() if m and m.get("preflight")},
     )
     return AuditResult(
         result,
@@ -161,7 +165,7 @@ def run_audit(
         tuple(written),
         _failed(ws, runs),
         preflights,
-        pilot_runs(runs, {run.name: _manifest(ws, run.name) for run in runs}),
+        pilots,
     )
 
 
@@ -249,6 +253,13 @@ def _qrels(
     else:
         log(f"qrels: {path} is up to date (regex truth over {covered} docs)")
     return dataclasses.replace(read_qrels(path), path=ws.relative(path)), truth.written
+
+
+def _preflight_shown(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What the audit shows of a run's pre-flight: the check, its output and hash (not its duration, which
+    would make two audits of the same runs differ)."""
+    record = manifest["preflight"]
+    return {key: record[key] for key in ("check", "output", "sha256", "output_truncated") if key in record}
 
 
 def _manifest(ws: Workspace, name: str) -> dict[str, Any] | None:

@@ -30,17 +30,7 @@ def pilot_runs(
 ) -> tuple[str, ...]:
     """The names of the ``runs`` whose manifest (from ``manifests`` by run name, else read beside
     ``run.path``) marks them as pilot runs."""
-    from toolkit.formats.manifest import read_manifest
-
-    names = []
-    for run in runs:
-        if manifests is not None and run.name in manifests:
-            manifest = manifests[run.name]
-        else:
-            manifest = read_manifest(run.path) if run.path else None
-        if is_pilot_manifest(manifest):
-            names.append(run.name)
-    return tuple(names)
+    return tuple(dict.fromkeys(run.name for run in _pilots(runs, manifests)))
 
 
 def refuse_pilot_runs(
@@ -50,17 +40,31 @@ def refuse_pilot_runs(
     command: str,
     manifests: Mapping[str, Mapping[str, Any] | None] | None = None,
 ) -> tuple[str, ...]:
-    """The pilot runs among ``runs`` (for the report's banner); ``UsageError`` when there are some and
-    ``allow`` (``--allow-pilot``) is not given."""
-    pilots = pilot_runs(runs, manifests)
+    """The names of the pilot runs among ``runs`` (for the report's banner); ``UsageError`` when there are
+    some and ``allow`` (``--allow-pilot``) is not given."""
+    pilots = _pilots(runs, manifests)
     if pilots and not allow:
-        shown = ", ".join(next((r.path or r.name for r in runs if r.name == name), name) for name in pilots)
+        paths = list(dict.fromkeys(run.path or run.name for run in pilots))
+        one = len(paths) == 1
         raise UsageError(
-            f"{shown} {'is a pilot run' if len(pilots) == 1 else 'are pilot runs'} (not for the record), so "
-            f"{command} refuses {'it' if len(pilots) == 1 else 'them'}; make the run without --pilot, or pass "
-            "--allow-pilot"
+            f"{', '.join(paths)} {'is a pilot run' if one else 'are pilot runs'} (not for the record), so "
+            f"{command} refuses {'it' if one else 'them'}; make the run without --pilot, or pass --allow-pilot"
         )
-    return pilots
+    return tuple(dict.fromkeys(run.name for run in pilots))
+
+
+def _pilots(runs: Sequence[Run], manifests: Mapping[str, Mapping[str, Any] | None] | None) -> list[Run]:
+    from toolkit.formats.manifest import read_manifest
+
+    out = []
+    for run in runs:
+        if manifests is not None and run.name in manifests:
+            manifest = manifests[run.name]
+        else:
+            manifest = read_manifest(run.path) if run.path else None
+        if is_pilot_manifest(manifest):
+            out.append(run)
+    return out
 
 
 def refuse_pilot_systems(systems: Sequence[System], *, allow: bool, where: str) -> tuple[str, ...]:

@@ -8,11 +8,12 @@ renderer per format lays the document out (``render``). ``write_audit`` writes t
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from toolkit.model import TopicSet
-from toolkit.reports.document import SCHEMA_VERSION, Block, Document, table
+from toolkit.reports.document import SCHEMA_VERSION, Block, Document, mark_pilot, pilot_line, table
 
 #: The formats every document renders to (``table`` is the plain-text layout).
 FORMATS = ("table", "md", "html", "json")
@@ -23,6 +24,8 @@ __all__ = [
     "Block",
     "Document",
     "document",
+    "mark_pilot",
+    "pilot_line",
     "render",
     "table",
     "write_audit",
@@ -84,10 +87,12 @@ def render(subject: Any, fmt: str, *, topics: TopicSet | None = None, color: boo
     return render_html(doc)
 
 
-def write_markdown(result: Any, path: str | Path, *, topics: TopicSet | None = None) -> list[Path]:
+def write_markdown(
+    result: Any, path: str | Path, *, topics: TopicSet | None = None, pilot: Sequence[str] = ()
+) -> list[Path]:
     """A comparison's report as Markdown at ``path``, its plots beside it as ``STEM-*.png`` (paths written)."""
     path = Path(path)
-    written = write_audit(result, path.parent, name=path.stem, topics=topics, formats=("md",))
+    written = write_audit(result, path.parent, name=path.stem, topics=topics, formats=("md",), pilot=pilot)
     if written[-1] != path:  # report.markdown: keep the name asked for
         written[-1] = written[-1].replace(path)
     return written
@@ -101,10 +106,13 @@ def write_audit(
     topics: TopicSet | None = None,
     title: str | None = None,
     formats: tuple[str, ...] = ("md", "json", "html"),
+    pilot: Sequence[str] = (),
+    preflight: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """Write ``NAME-*.png`` and ``NAME.md``, ``NAME.json``, ``NAME.html`` (those in ``formats``) into ``directory``.
 
-    ``result`` is a ``ComparisonResult``; every file renders the one document built here.
+    ``result`` is a ``ComparisonResult``; every file renders the one document built here. ``pilot`` names the
+    pilot runs (the banner on top), ``preflight`` each run's pre-flight record (shown in the setup).
     """
     from toolkit.formats.textfile import atomic_write_text
     from toolkit.reports.comparison import comparison_document
@@ -113,7 +121,9 @@ def write_audit(
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     plots = render_plots(result, prefix=f"{name}-")
-    doc = comparison_document(result, topics=topics, title=title, plots=plots)
+    doc = mark_pilot(
+        comparison_document(result, topics=topics, title=title, plots=plots, preflight=preflight), pilot
+    )
     written = []
     for plot in plots:
         path = out / plot.name

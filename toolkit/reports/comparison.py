@@ -7,8 +7,8 @@ contract of the same result is ``comparison_data`` (``toolkit.reports.comparison
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model import TopicSet
 from toolkit.reports.comparison_json import comparison_data
@@ -51,10 +51,12 @@ def comparison_document(
     topics: TopicSet | None = None,
     title: str | None = None,
     plots: Sequence[Plot] = (),
+    preflight: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Document:
-    """The report of ``result``; ``plots`` (from ``reports.plots``) are shown at the end and embedded in HTML."""
+    """The report of ``result``; ``plots`` (from ``reports.plots``) are shown at the end and embedded in HTML;
+    ``preflight`` (run name → its manifest's ``preflight`` record) is shown in the setup."""
     b: list[Block] = [heading(title or f"Audit: {', '.join(result.candidates)} vs {result.baseline}", 1)]
-    b += _setup(result)
+    b += _setup(result, preflight or {})
     b += [heading("Versions"), table(["library", "version"], list(result.versions.items()), left=(0, 1))]
     b.append(heading("Aggregate"))
     b.append(
@@ -82,10 +84,13 @@ def comparison_document(
     if plots:
         b.append(heading("Plots"))
         b += [Block("image", text=p.caption, rows=((p.name,),)) for p in plots]
-    return Document(tuple(b), comparison_data(result), {p.name: p.png for p in plots})
+    data = comparison_data(result)
+    if preflight:
+        data["setup"]["preflight"] = {name: dict(record) for name, record in preflight.items()}
+    return Document(tuple(b), data, {p.name: p.png for p in plots})
 
 
-def _setup(result: ComparisonResult) -> list[Block]:
+def _setup(result: ComparisonResult, preflight: Mapping[str, Mapping[str, Any]]) -> list[Block]:
     s = result.setup
     t = s.get("topics") or {}
     items = [
@@ -95,6 +100,7 @@ def _setup(result: ComparisonResult) -> list[Block]:
         f"Topic-set hash (sha256): `{t.get('sha256') or 'n/a'}`",
         f"Qrels: `{s['qrels'].get('path') or s['qrels'].get('name')}`",
         *(f"Run `{name}`: `{path}`" for name, path in s["run_paths"].items() if path),
+        *(_preflight_item(name, record) for name, record in preflight.items()),
         f"Measures: {', '.join(map(str, result.measures))}; primary measure: **{result.primary}**",
         f"α = {result.alpha:g}; multiple comparisons: {result.correction} over {len(result.comparisons)} tests",
         f"Seed {result.seed}; paired bootstrap {s['bootstrap_resamples']:,} resamples; randomization exact where "
@@ -105,6 +111,14 @@ def _setup(result: ComparisonResult) -> list[Block]:
         if ids:
             items.append(f"`{run}` returned nothing for {len(ids)} topic(s) (scored 0): {' '.join(ids)}")
     return [heading("Setup"), bullets(items)]
+
+
+def _preflight_item(run: str, record: Mapping[str, Any]) -> str:
+    """What the run's system said about itself before the run, its lines joined by ``; ``."""
+    check = record.get("check")
+    shown = f"`{' '.join(check)}`" if isinstance(check, list) else f"`GET {check}`"
+    lines = [line.strip() for line in str(record.get("output", "")).splitlines() if line.strip()]
+    return f"Pre-flight of `{run}` ({shown}): {'; '.join(lines) or '(no output)'}"
 
 
 def _tests(result: ComparisonResult) -> list[Block]:

@@ -21,6 +21,9 @@ from typing import Any
 #: the JSON renderer puts it first. Raise it when a key is removed or changes meaning, not when one is added.
 SCHEMA_VERSION = 1
 
+#: The line at the top of every report made from a pilot run (``toolkit.pipeline.pilot`` decides which).
+PILOT_BANNER = "PILOT — not for the record"
+
 #: Block kinds: headings h1–h3, a paragraph, a bulleted list, a numbered list (notes that table cells refer
 #: to as ``[1]``), a table, and an image (a PNG of ``Document.images``).
 KINDS = ("h1", "h2", "h3", "p", "list", "notes", "table", "image")
@@ -83,3 +86,22 @@ def paragraph(text: str) -> Block:
 def bullets(items: Sequence[str], *, kind: str = "list") -> Block:
     """A bulleted list (``kind="notes"``: the numbered notes that cells refer to as ``[1]``, ``[2]`` …)."""
     return Block(kind, rows=tuple((item,) for item in items))
+
+
+def mark_pilot(document: Document, runs: Sequence[str]) -> Document:
+    """``document`` with the pilot banner above everything (naming the pilot ``runs``) and ``pilot`` first in
+    its data; the document itself when ``runs`` is empty."""
+    if not runs:
+        return document
+    return Document(
+        (paragraph(pilot_line(runs, code=True)), *document.blocks),
+        {"pilot": list(runs), **document.data},
+        document.images,
+    )
+
+
+def pilot_line(runs: Sequence[str], *, code: bool = False) -> str:
+    """``PILOT — not for the record (pilot run: NAME)``, in the document's inline markup when ``code``."""
+    names = ", ".join(f"`{r}`" if code else r for r in runs)
+    label = f"**{PILOT_BANNER}**" if code else PILOT_BANNER
+    return f"{label} (pilot run{'s' if len(runs) > 1 else ''}: {names})"

@@ -6,12 +6,15 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from toolkit.reports.document import pilot_line
 from toolkit.reports.numbers import interval, num, pval, signed, verdict
 
 
 def audit_summary(audit: Any) -> str:
     r = audit.comparison
+    pilot = tuple(getattr(audit, "pilot", ()))
     lines = [
+        *([pilot_line(pilot)] if pilot else []),
         f"Audit of {', '.join(r.candidates)} against {r.baseline} on {audit.topics.name} "
         f"({r.setup['n_topics']} topics, primary {r.primary}, seed {r.seed})",
     ]
