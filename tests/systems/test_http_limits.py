@@ -200,7 +200,7 @@ def test_a_server_dripping_bytes_hits_the_deadline(serve: Callable[..., Server],
     elapsed = time.monotonic() - started
     assert failed.value.reason.startswith("timed out after 1.")
     assert failed.value.reason.endswith("s (the deadline of 1s per call)")
-    assert elapsed < 2.5
+    assert elapsed < 4  # the whole reply would take over 10 s
 
 
 def test_the_deadline_covers_the_redirects_too(serve: Callable[..., Server]) -> None:
@@ -209,7 +209,7 @@ def test_the_deadline_covers_the_redirects_too(serve: Callable[..., Server]) -> 
     started = time.monotonic()
     with pytest.raises(CallFailed, match="timed out"):
         system(f"{first.url()}/start").search("q", query_id="q1", depth=2, timeout=1.0)
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 4
 
 
 # --- the size cap ------------------------------------------------------------------------------------------
