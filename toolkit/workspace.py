@@ -180,17 +180,25 @@ class Workspace:
         return Coverage(frozenset(covered), details)
 
     @overload
-    def doc_source(self, spec: str | Path | None = None, *, required: Literal[True]) -> DocSource: ...
+    def doc_source(
+        self, spec: str | Path | None = None, *, required: Literal[True], workers: int | None = None
+    ) -> DocSource: ...
     @overload
-    def doc_source(self, spec: str | Path | None = None, *, required: bool = False) -> DocSource | None: ...
-    def doc_source(self, spec: str | Path | None = None, *, required: bool = False) -> DocSource | None:
+    def doc_source(
+        self, spec: str | Path | None = None, *, required: bool = False, workers: int | None = None
+    ) -> DocSource | None: ...
+    def doc_source(
+        self, spec: str | Path | None = None, *, required: bool = False, workers: int | None = None
+    ) -> DocSource | None:
         """``--docs SOURCE`` when given, else the ``[docs]`` table; None when neither names one (an error when
-        ``required``)."""
+        ``required``). A command source fetches ``workers`` documents (or batches) at once: the given
+        value, else the ``workers`` run setting."""
         from toolkit.pooling.docsource import doc_source_from_config, doc_source_from_option
 
         if spec is not None:
             return doc_source_from_option(spec)
-        source = doc_source_from_config(self.section("docs"), self.root, where=self.where)
+        count = int(self.setting("workers", workers))
+        source = doc_source_from_config(self.section("docs"), self.root, where=self.where, workers=count)
         if source is None and required:
             raise UsageError(
                 'no doc source: pass --docs FILE.jsonl|FILE.tsv|DIR, or set [docs] command = [..., "{doc_id}"] '

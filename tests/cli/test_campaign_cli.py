@@ -56,7 +56,11 @@ def test_pool_assign_import_export(ws: Path) -> None:
         "Round 1: 2 topics, 7 pooled, 7 queued (0 stale), 0 already judged, 0 already queued, "
         "1 fetch failures -> judging/c.sqlite\n"
     )
-    assert r.stderr == "Warning: could not fetch 1 document(s): d7\n"
+    assert r.stderr == (
+        "Warning: could not fetch 1 document(s): d7\n"
+        "Next: 7 items are not assigned to anyone; share them out with\n"
+        "  trec-toolkit assign judging/c.sqlite --assessors NAME,NAME --overlap 0.2\n"
+    )
 
     r = cli("assign", "judging/c.sqlite", "--assessors", "alice,bob", "--overlap", "0.5", "--seed", "3")
     assert r.exit_code == 0, r.output
@@ -124,6 +128,60 @@ def test_second_round_reports_judged_docs(ws: Path) -> None:
     )
     with CampaignStore.open("c.sqlite") as store:
         assert [x.number for x in store.rounds()] == [1, 2]
+
+
+def pool_cli(*runs: str, depth: str = "1") -> object:
+    return cli(
+        "pool", *runs, "--topics", "topics.tsv", "--depth", depth, "--docs", "docs.jsonl", "-o", "c.sqlite"
+    )
+
+
+def test_a_round_on_an_assigned_campaign_assigns_its_new_items_by_the_recorded_policy(ws: Path) -> None:
+    pool_cli("a.run")  # q-1: d1; 202: d4
+    r = cli("assign", "c.sqlite", "--assessors", "alice, bob", "--overlap", "0", "--seed", "5")
+    # both topics have one item: q-1 → alice (first of equals), 202 → bob (least loaded)
+    assert r.stdout == (
+        "alice: 1 new items in 1 topics (1 owned)\nbob: 1 new items in 1 topics (1 owned)\n"
+        "Assigned 2 items (0 overlap, 0 gold per assessor), seed 5\n"
+    )
+    r = pool_cli("a.run", "b.run")  # new: q-1 d3 (b's first), 202 d5 (b's first)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[1:] == ["Assigned 2 items by the campaign's policy: alice 1, bob 1"]
+    assert r.stderr == ""
+    with CampaignStore.open("c.sqlite") as store:
+        assert {(i.query_id, i.doc_id) for i in store.queue("alice")} == {("q-1", "d1"), ("q-1", "d3")}
+        assert {(i.query_id, i.doc_id) for i in store.queue("bob")} == {("202", "d4"), ("202", "d5")}
+    # the same assign again changes nothing
+    r = cli("assign", "c.sqlite", "--assessors", "alice,bob", "--overlap", "0", "--seed", "5")
+    assert r.stdout == (
+        "alice: 0 new items in 0 topics (1 owned)\nbob: 0 new items in 0 topics (1 owned)\n"
+        "Nothing new to assign: every pool item already has its assessors\n"
+    )
+
+
+def test_a_round_without_a_recorded_policy_says_the_assign_command(ws: Path) -> None:
+    from toolkit.judging.records import Item
+
+    pool_cli("a.run")
+    with CampaignStore.open("c.sqlite") as store:  # assigned by hand, as a campaign from before policies
+        store.add_assignments([Item("carol", "q-1", "d1", 0), Item("dave", "202", "d4", 0)])
+    r = pool_cli("a.run", "b.run")
+    assert r.stderr == (
+        "Next: 2 items are not assigned to anyone; share them out with\n"
+        "  trec-toolkit assign c.sqlite --assessors carol,dave --overlap 0.2\n"
+    )
+
+
+def test_assessor_names_are_trimmed_and_near_duplicates_warned(ws: Path) -> None:
+    pool_cli("a.run", "b.run", depth="2")
+    assert cli("assign", "c.sqlite", "--assessors", "alice,bob").exit_code == 0
+    pool_cli("a.run", "b.run", depth="3")
+    r = cli("assign", "c.sqlite", "--assessors", " alice , Bob ")
+    assert r.exit_code == 0, r.output
+    assert r.stderr.startswith(
+        "Warning: assessor 'Bob' looks like 'bob' (names are matched exactly, so 'Bob' is another person"
+    )
+    assert "Bob: " in r.stdout and "alice: " in r.stdout
 
 
 @pytest.mark.parametrize(
@@ -269,3 +327,12 @@ def test_mtf_pool_and_gold_through_the_cli(ws: Path) -> None:
     assert (r.exit_code, r.stderr) == (
         2, "Error: gold document(s) without a snapshot: nowhere (not in docs.jsonl); pool them first or pass --docs\n"
     )  # fmt: skip
+
+
+def test_score_with_a_campaign_for_qrels_says_to_export_first(ws: Path) -> None:
+    pool_cli("a.run")
+    r = cli("score", "a.run", "--qrels", "c.sqlite")
+    assert (r.exit_code, r.stderr) == (
+        1,
+        "Error: c.sqlite: this is a campaign; export qrels first: trec-toolkit export c.sqlite -o qrels/c.qrels\n",
+    )

@@ -184,8 +184,46 @@ def test_docs_source_command_shows_a_pooled_doc(cache: dict[str, str]) -> None:
     from toolkit.systems import fill_argv
 
     config = tomllib.loads((ROOT / "toolkit.toml").read_text(encoding="utf-8"))
-    argv = [
-        a.replace("{doc_id}", "pydoc://collections.OrderedDict") for a in fill_argv(config["docs"]["command"])
+    argv = fill_argv(config["docs"]["command"])
+    assert not any("{doc_id}" in a for a in argv)  # the batch protocol: ids on stdin
+    done = subprocess.run(
+        argv,
+        input="pydoc://collections.OrderedDict\n",
+        env=cache,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert json.loads(done.stdout)["title"] == "collections.OrderedDict"
+    single = example(cache, "show", "pydoc://collections.OrderedDict")
+    assert single.stdout.startswith("# collections.OrderedDict\n")  # with an id: Markdown for people
+
+
+def test_the_example_speaks_the_batch_protocol(cache: dict[str, str]) -> None:
+    """``python -m toolkit.example show`` with no id reads ids on stdin (what toolkit.toml configures)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit.example", "show"],
+        input="pydoc://json.loads\npydoc://nope\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        env=cache,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["doc_id"] for a in answers] == ["pydoc://json.loads", "pydoc://nope"]
+    loads, nope = answers
+    assert loads["title"] == "json.loads" and loads["format"] == "text" and loads["version"]
+    assert "Deserialize" in loads["text"] and "# json.loads" not in loads["text"]
+    assert nope == {"doc_id": "pydoc://nope", "error": "unknown doc id"}
+    versions = subprocess.run(
+        [sys.executable, "-m", "toolkit.example", "versions"],
+        input="pydoc://json.loads\npydoc://nope\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        env=cache,
+    )
+    assert [json.loads(line) for line in versions.stdout.splitlines()] == [
+        {"doc_id": "pydoc://json.loads", "version": loads["version"]}
     ]
-    done = subprocess.run(argv, env=cache, capture_output=True, text=True, check=True, cwd=ROOT)
-    assert done.stdout.startswith("# collections.OrderedDict\n")

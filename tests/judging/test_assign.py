@@ -148,3 +148,105 @@ def test_usage_errors(tmp_path: Path, make_campaign) -> None:
 def test_overlap_count_rounds_half_up() -> None:
     assert [overlap_count(0.5, n) for n in (1, 2, 3, 5)] == [1, 1, 2, 3]  # 0.5, 1, 1.5, 2.5 → 1, 1, 2, 3
     assert overlap_count(0.2, 3) == 1 and overlap_count(0.1, 4) == 0  # 0.6 → 1, 0.4 → 0
+
+
+SOLO = [*BIG, ("solo", "s1")]
+
+
+def solo_store(tmp_path: Path, make_campaign) -> CampaignStore:
+    from toolkit.judging.records import CampaignTopic
+    from toolkit.model import DEFAULT_GRADES
+
+    store = open_store(tmp_path, make_campaign, pool=[p for p in SOLO if p[0] != "solo"])
+    store.set_topics([CampaignTopic("solo", "one doc")], DEFAULT_GRADES)
+    add_round(store, [("solo", "s1")])
+    return store
+
+
+def add_round(store: CampaignStore, items: list[tuple[str, str]]) -> None:
+    from toolkit.pooling.docsource import make_document
+
+    store.add_round(
+        strategy="depth",
+        depth=20,
+        budget=None,
+        runs=["runC"],
+        provenance={key: [("runC", 1)] for key in items},
+        queued=items,
+        stale=[],
+        snapshots=[make_document(d, d, d) for _, d in items],
+        skipped=0,
+    )
+
+
+def test_the_same_assign_twice_is_a_no_op_and_a_one_doc_topic_keeps_its_owner(
+    tmp_path: Path, make_campaign
+) -> None:
+    with solo_store(tmp_path, make_campaign) as store:
+        first = assign(store, ["alice", "bob"], overlap=0.5, seed=2)
+        # By hand: q1 (10) → alice, 5 shared with bob (loads 10, 5); 401 (6) → bob (11), 3 shared with alice
+        # (13); solo (1) → bob, the least loaded (11 < 13), round(0.5 × 1) = 1 item shared with alice.
+        assert first.primary_topics == {"alice": ("q1",), "bob": ("401", "solo")}
+        queues = {a: store.queue(a) for a in ("alice", "bob")}
+        assert [i.overlap for i in queues["bob"] if i.query_id == "solo"] == [True]
+        again = assign(store, ["alice", "bob"], overlap=0.5, seed=2)
+        assert again.items == 0 and again.per_assessor == {"alice": 0, "bob": 0}
+        assert again.primary_topics == first.primary_topics  # the one-doc topic's tie does not move
+        assert {a: store.queue(a) for a in ("alice", "bob")} == queues
+
+
+def test_one_assessor_named_reports_only_the_topics_they_own(tmp_path: Path, make_campaign) -> None:
+    with open_store(tmp_path, make_campaign) as store:
+        assign(store, ["alice", "bob"], overlap=0.5, seed=1)
+        # alice shares 401 with bob (overlap items), but owns only q1
+        alone = assign(store, ["alice"], seed=1)
+        assert alone.primary_topics == {"alice": ("q1",)} and alone.items == 0
+
+
+def test_the_policy_and_owners_are_recorded_and_a_later_round_follows_them(
+    tmp_path: Path, make_campaign
+) -> None:
+    from toolkit.judging.assign import AssignPolicy, assign_new_items, recorded_policy
+
+    with open_store(tmp_path, make_campaign) as store:
+        assert assign_new_items(store) is None  # never assigned: no policy to follow
+        assign(store, [" alice", "bob "], overlap=0.5, seed=4)
+        assert recorded_policy(store) == AssignPolicy(("alice", "bob"), 0.5, 4)
+        add_round(store, [("q1", "new1"), ("q1", "new2"), ("401", "new3"), ("401", "new4")])
+        result = assign_new_items(store)
+        assert result is not None and result.items == 4 + 2  # round(0.5 × 2) = 1 shared per topic
+        alice = {(i.query_id, i.doc_id): i for i in store.queue("alice")}
+        bob = {(i.query_id, i.doc_id): i for i in store.queue("bob")}
+        # q1 stays alice's and 401 bob's; the second assessor of each topic is the one who already shares it
+        assert {("q1", "new1"), ("q1", "new2")} <= set(alice) and {("401", "new3"), ("401", "new4")} <= set(
+            bob
+        )
+        assert sum(k in bob for k in [("q1", "new1"), ("q1", "new2")]) == 1
+        assert sum(k in alice for k in [("401", "new3"), ("401", "new4")]) == 1
+
+
+def test_a_topic_whose_owner_is_not_named_moves_with_a_warning(tmp_path: Path, make_campaign) -> None:
+    from toolkit.errors import ToolkitWarning
+
+    with open_store(tmp_path, make_campaign) as store:
+        assign(store, ["alice", "bob"], seed=1)  # q1 → alice, 401 → bob
+        add_round(store, [("401", "late")])
+        with pytest.warns(ToolkitWarning, match=r"1 topic\(s\) had an owner not named .*401 \(was bob\)"):
+            result = assign(store, ["alice", "carol"], seed=1)
+        assert result.per_assessor == {"alice": 0, "carol": 1}
+        assert result.primary_topics == {"alice": ("q1",), "carol": ("401",)}
+
+
+def test_near_duplicate_names_are_warned_and_kept_apart(tmp_path: Path, make_campaign) -> None:
+    from toolkit.errors import ToolkitWarning
+    from toolkit.judging.assign import parse_assessors
+
+    assert parse_assessors(" alice, Bob ,,") == ["alice", "Bob"]
+    with open_store(tmp_path, make_campaign) as store:
+        assign(store, ["alice", "bob"], seed=1)
+        add_round(store, [("q1", "late")])
+        with pytest.warns(ToolkitWarning, match="assessor 'Bob' looks like 'bob'"):
+            assign(store, ["alice", "Bob"], seed=1)
+        with pytest.warns(ToolkitWarning, match="assessor 'Al ice' looks like 'alice'"):
+            assign(store, ["Al ice", "alice"], seed=1)
+        assert {"alice", "bob", "Bob", "Al ice"} >= set(store.assignees()) >= {"alice", "bob"}

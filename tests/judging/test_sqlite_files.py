@@ -147,6 +147,8 @@ def legacy_rollback_campaign(tmp_path: Path, make_campaign) -> Path:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("DROP TRIGGER judgment_log_no_replace")
+    conn.execute("ALTER TABLE snapshots DROP COLUMN format")  # what migration 3 adds
+    conn.execute("ALTER TABLE snapshots DROP COLUMN version")
     conn.execute("PRAGMA user_version = 1")
     conn.close()
     return path
@@ -171,6 +173,8 @@ def test_migration_under_a_held_write_lock_says_busy(tmp_path: Path, make_campai
     path = make_campaign(tmp_path / "c.sqlite")
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("DROP TRIGGER judgment_log_no_replace")
+    conn.execute("ALTER TABLE snapshots DROP COLUMN format")  # what migration 3 adds
+    conn.execute("ALTER TABLE snapshots DROP COLUMN version")
     conn.execute("PRAGMA user_version = 1")
     conn.execute("BEGIN IMMEDIATE")
     with pytest.raises(BusyError, match="the campaign is busy"):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import ConfigError, FormatError, UsageError
+from toolkit.pooling.doccommand import CommandDocSource
 from toolkit.pooling.docsource import (
-    CommandDocSource,
     content_hash,
     doc_source_from_config,
     doc_source_from_option,
@@ -66,7 +66,8 @@ def test_command_not_found(tmp_path: Path) -> None:
         ({"command": "show {doc_id}"}, "must be a non-empty argv list"),
         ({"command": []}, "must be a non-empty argv list"),
         ({"command": ["show", 3]}, "elements must all be strings"),
-        ({"command": ["show"]}, "must contain {doc_id}"),
+        ({"command": ["show", "{doc_id}"], "versions": ["v", "{doc_id}"]}, "remove {doc_id} from it"),
+        ({"command": ["show", "{doc_id}"], "versions": "v"}, "versions must be a non-empty argv list"),
     ],
 )
 def test_bad_command_config(tmp_path: Path, section: dict, message: str) -> None:
@@ -81,13 +82,13 @@ def test_no_config_is_none(tmp_path: Path) -> None:
 def test_jsonl_and_tsv_corpora(tmp_path: Path) -> None:
     jsonl = tmp_path / "c.jsonl"
     jsonl.write_text('{"docno": "d1", "title": "One", "text": "first"}\n{"id": 2, "body": "second"}\n')
-    docs = doc_source_from_option(jsonl).fetch_many(["d1", "2", "d9"])
+    docs = fetch_documents(doc_source_from_option(jsonl), ["d1", "2", "d9"])
     assert (docs["d1"].title, docs["d1"].text) == ("One", "first")
     assert (docs["2"].title, docs["2"].text) == ("", "second")
     assert docs["d9"].fetch_error == f"not in {jsonl}"
     tsv = tmp_path / "c.tsv"
     tsv.write_text("d1\tline one\\nline two\nd2\tTitle\tbody\n")
-    docs = doc_source_from_option(tsv).fetch_many(["d1", "d2"])
+    docs = fetch_documents(doc_source_from_option(tsv), ["d1", "d2"])
     assert docs["d1"].text == "line one\nline two"
     assert (docs["d2"].title, docs["d2"].text) == ("Title", "body")
 
@@ -111,14 +112,14 @@ def test_corpus_errors_name_path_line(tmp_path: Path, name: str, text: str, mess
     path = tmp_path / name
     path.write_text(text)
     with pytest.raises(FormatError) as err:
-        doc_source_from_option(path)
+        fetch_documents(doc_source_from_option(path), ["a"])  # a corpus is read (and checked) when fetched
     assert str(err.value).startswith(f"{path}:{message}")
 
 
 def test_folder_source_with_percent_encoded_ids(tmp_path: Path) -> None:
     (tmp_path / "plain.txt").write_text("Plain title\nbody\n")
     (tmp_path / "pydoc%3A%2F%2Fos.path.md").write_text("# os.path\n\ntext\n")
-    docs = doc_source_from_option(tmp_path).fetch_many(["plain", "pydoc://os.path", "../etc"])
+    docs = fetch_documents(doc_source_from_option(tmp_path), ["plain", "pydoc://os.path", "../etc"])
     assert docs["plain"].title == "Plain title"
     assert docs["pydoc://os.path"].title == "os.path"
     assert docs["../etc"].fetch_error == f"no file for it in {tmp_path}"
@@ -129,24 +130,27 @@ def test_missing_docs_option(tmp_path: Path) -> None:
         doc_source_from_option(tmp_path / "nope.jsonl")
 
 
-def test_fetch_documents_reports_progress_per_chunk() -> None:
+def test_fetch_documents_reports_the_count_from_the_start_and_the_end() -> None:
     from toolkit.pooling.docsource import CorpusDocSource
 
     seen: list[tuple[int, int]] = []
+    ticks = iter(range(100))
     docs = fetch_documents(
         CorpusDocSource({f"d{i}": ("", "x") for i in range(5)}),
         [f"d{i}" for i in (0, 1, 2, 2, 3, 4)],
         progress=lambda done, total: seen.append((done, total)),
-        chunk=2,
+        clock=lambda: next(ticks) * 0.03,  # a report at most every 0.05 s: every other document
     )
     assert list(docs) == ["d0", "d1", "d2", "d3", "d4"]
-    assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
+    assert seen[0] == (0, 5) and seen[-1] == (5, 5)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert 2 < len(seen) < 7
 
 
 def test_config_path_corpus(tmp_path: Path) -> None:
     (tmp_path / "c.tsv").write_text("d1\tT\tbody\n")
     source = doc_source_from_config({"path": "c.tsv"}, tmp_path)
-    assert source is not None and source.fetch_many(["d1"])["d1"].title == "T"
+    assert source is not None and fetch_documents(source, ["d1"])["d1"].title == "T"
 
 
 SECRET = "TOP SECRET: outside the doc folder\n"
@@ -204,10 +208,57 @@ def test_pool_from_a_folder_never_snapshots_a_linked_secret(
         main, ["pool", "a.run", "--topics", "topics.tsv", "--docs", "docs", "-o", "c.sqlite"]
     )
     assert result.exit_code == 0, result.output
-    assert result.stderr == "Warning: could not fetch 2 document(s): leak, via\n"
+    assert result.stderr.startswith("Warning: could not fetch 2 document(s): leak, via\nNext: ")
     with CampaignStore.open("c.sqlite") as store:
         assert store.document("plain").text == store.document("alias").text == "Plain title\nbody\n"
         for doc_id in ("leak", "via"):
             assert store.document(doc_id).text == ""
             assert "symlink out of the doc folder" in (store.document(doc_id).fetch_error or "")
     assert not [f for f in Path().glob("c.sqlite*") if b"TOP SECRET" in f.read_bytes()]
+
+
+def test_a_corpus_is_streamed_gzip_or_not_with_format_and_version(tmp_path: Path) -> None:
+    import gzip
+    import json
+
+    lines = [
+        {"doc_id": "d1", "title": "One", "text": "first\nline", "format": "text", "version": 7},
+        {"doc_id": "d2", "text": "# Two", "format": "markdown"},
+        {"doc_id": "d3", "text": "unused", "format": "rtf"},  # not asked for: only its id is checked
+    ]
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    plain, packed = tmp_path / "c.jsonl", tmp_path / "c.jsonl.gz"
+    plain.write_bytes(body)
+    packed.write_bytes(gzip.compress(body))
+    for path in (plain, packed):
+        docs = fetch_documents(doc_source_from_option(path), ["d2", "d1", "d9"])
+        assert list(docs) == ["d2", "d1", "d9"]
+        assert (docs["d1"].text, docs["d1"].format, docs["d1"].version) == ("first\nline", "text", "7")
+        assert (docs["d2"].format, docs["d2"].version) == ("markdown", None)
+        assert docs["d9"].fetch_error == f"not in {path}"
+    with pytest.raises(FormatError, match=r"c.jsonl:3: format 'rtf' is not one of text, markdown, html"):
+        fetch_documents(doc_source_from_option(plain), ["d3"])
+
+
+def test_a_corpus_line_longer_than_the_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolkit.formats.corpus as corpus
+
+    monkeypatch.setattr(corpus, "MAX_LINE_BYTES", 64)
+    path = tmp_path / "c.tsv"
+    path.write_text("d1\tshort\nd2\t" + "x" * 100 + "\n")
+    with pytest.raises(FormatError, match=r"c.tsv:2: line longer than 64 bytes"):
+        fetch_documents(doc_source_from_option(path), ["d1"])
+
+
+def test_a_per_document_command_may_declare_format_and_version(tmp_path: Path) -> None:
+    script = tmp_path / "show.py"
+    script.write_text(
+        "import json, sys\n"
+        'print(json.dumps({"title": "T", "text": "a\\nb", "format": "text", "version": "r9"}))\n'
+    )
+    source = doc_source_from_config({"command": ["python", str(script), "{doc_id}"]}, tmp_path, workers=2)
+    assert isinstance(source, CommandDocSource) and source.workers == 2
+    doc = fetch_documents(source, ["x"])["x"]
+    assert (doc.title, doc.text, doc.format, doc.version) == ("T", "a\nb", "text", "r9")

@@ -136,12 +136,15 @@ class RacingSource:
         self.meanwhile = meanwhile
         self.asked: list[list[str]] = []
 
-    def fetch_many(self, doc_ids):
+    def iter_documents(self, doc_ids):
         self.asked.append(list(doc_ids))
         if self.meanwhile is not None:
             action, self.meanwhile = self.meanwhile, None
             action()
-        return self.inner.fetch_many(doc_ids)
+        return self.inner.iter_documents(doc_ids)
+
+    def versions(self, doc_ids):
+        return {}
 
     def describe(self) -> str:
         return "racing"

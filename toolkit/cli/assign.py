@@ -47,8 +47,10 @@ def command(
     """Assign CAMPAIGN's unassigned pool items: whole topics per assessor, overlap by item within each topic.
 
     Each assessor sees their items topic by topic in a seeded order, with no run names, ranks or other
-    assessors' grades. Running it again after a new pool round assigns only the new items (a topic stays
-    with its assessor).
+    assessors' grades. Running it again assigns only items nobody has (the same command twice changes
+    nothing; a topic stays with its owner). Names are trimmed and matched exactly; one that differs from
+    an existing assessor only by case or blanks is warned about. The policy (assessors, overlap, seed) is
+    recorded: a later `pool` round assigns its new items the same way.
 
     \b
     Examples:
@@ -56,24 +58,25 @@ def command(
       trec-toolkit assign judging/example.sqlite --assessors alice,bob,carol --overlap all --seed 7
       trec-toolkit assign judging/example.sqlite --assessors alice,bob --gold judging/gold.tsv
     """
-    from toolkit.judging.assign import assign, parse_overlap, read_gold
+    from toolkit.judging.assign import assign, parse_assessors, parse_overlap, read_gold
     from toolkit.judging.store import CampaignStore
     from toolkit.pooling.rounds import fetch_missing
     from toolkit.workspace import load_workspace
 
-    names = [a.strip() for a in assessors.split(",") if a.strip()]
     overlap = parse_overlap(overlap_text)
     with CampaignStore.open(campaign) as store:
         gold = read_gold(gold_path, store) if gold_path is not None else {}
         gold_docs = fetch_missing(store, [d for _, d in gold], lambda: load_workspace().doc_source(docs_spec))
-        result = assign(store, names, overlap=overlap, seed=seed, gold=gold, gold_documents=gold_docs)
-    for name in names:
-        topics = result.topics_per_assessor[name]
-        owned = result.primary_topics[name]
-        click.echo(
-            f"{name}: {result.per_assessor[name]} new items in {len(topics)} topics ({len(owned)} owned)"
+        result = assign(
+            store, parse_assessors(assessors), overlap=overlap, seed=seed, gold=gold, gold_documents=gold_docs
         )
-    click.echo(
-        f"Assigned {result.items} items ({result.overlap_items} overlap, {result.gold_items} gold per assessor), "
-        f"seed {result.seed}"
-    )
+    for name, count in result.per_assessor.items():
+        topics, owned = result.topics_per_assessor[name], result.primary_topics[name]
+        click.echo(f"{name}: {count} new items in {len(topics)} topics ({len(owned)} owned)")
+    if result.items:
+        click.echo(
+            f"Assigned {result.items} items ({result.overlap_items} overlap, {result.gold_items} gold per "
+            f"assessor), seed {result.seed}"
+        )
+    else:
+        click.echo("Nothing new to assign: every pool item already has its assessors")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from toolkit.pooling.rounds import RoundResult
 
 
 @click.command()
@@ -48,6 +51,12 @@ import click
     help="Doc source: FILE.jsonl, FILE.tsv or a folder [default: [docs] in toolkit.toml].",
 )
 @click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Documents (or batches) fetched at once [default: [workspace] workers, else 4].",
+)
+@click.option(
     "-o",
     "--output",
     "campaign",
@@ -63,6 +72,7 @@ def command(
     budget: int | None,
     exclude_paths: tuple[Path, ...],
     docs_spec: str | None,
+    workers: int | None,
     campaign: Path,
 ) -> None:
     """Pool RUNS into a campaign: topics, grade definitions, the pool with provenance, doc snapshots.
@@ -71,7 +81,8 @@ def command(
     --exclude qrels) are skipped unless their text changed, in which case they are queued again and
     flagged stale. A document that cannot be fetched is recorded as a fetch failure. A topic already graded
     keeps its text: a topic set that rewords it is refused. A new campaign appears only once its first round
-    is complete.
+    is complete. On a campaign that `assign` has shared out, the new items are assigned by the policy it
+    recorded.
 
     \b
     Examples:
@@ -80,30 +91,44 @@ def command(
       trec-toolkit pool runs/new.run --exclude qrels/stdlib.qrels --docs corpus.jsonl -o judging/r2.sqlite
     """
     from toolkit.cli.options import progress_bar
-    from toolkit.formats import read_qrels, read_run
-    from toolkit.pooling.rounds import pool_campaign
+    from toolkit.pipeline.pool import pool_runs
     from toolkit.workspace import load_workspace
 
-    ws = load_workspace()
-    topic_set = ws.topics(topics_path)
-    source = ws.doc_source(docs_spec, required=True)
     with progress_bar("docs") as update:
-        result = pool_campaign(
+        result = pool_runs(
+            load_workspace(),
+            runs,
             campaign,
-            [read_run(p) for p in runs],
-            topic_set,
-            source=source,
+            topics=topics_path,
             strategy=strategy,
-            depth=int(ws.setting("depth", depth)) if strategy == "depth" else depth,
+            depth=depth,
             budget=budget,
-            exclude=[read_qrels(p) for p in exclude_paths],
-            progress=partial(update, "fetch documents") if update else None,
+            exclude=exclude_paths,
+            docs=docs_spec,
+            workers=workers,
+            progress=update,
         )
+    say_round(result, str(campaign))
+
+
+def say_round(result: RoundResult, campaign: str) -> None:
+    """What a round did (stdout), then what is left to do (stderr)."""
     click.echo(
         f"Round {result.round}: {result.topics} topics, {result.pooled} pooled, {result.queued} queued "
         f"({result.stale} stale), {result.skipped} already judged, {result.pending} already queued, "
         f"{len(result.fetch_failures)} fetch failures -> {campaign}"
     )
+    if result.unchanged:
+        click.echo(f"{result.unchanged} documents unchanged by version: not fetched again")
+    if result.assigned is not None and result.assigned.items:
+        shares = ", ".join(f"{a} {n}" for a, n in result.assigned.per_assessor.items() if n)
+        click.echo(f"Assigned {result.assigned.items} items by the campaign's policy: {shares}")
     if result.fetch_failures:
         shown = ", ".join(result.fetch_failures[:5]) + (" …" if len(result.fetch_failures) > 5 else "")
         click.echo(f"Warning: could not fetch {len(result.fetch_failures)} document(s): {shown}", err=True)
+    if result.unassigned:
+        click.echo(
+            f"Next: {result.unassigned} items are not assigned to anyone; share them out with\n"
+            f"  {result.assign_command(campaign)}",
+            err=True,
+        )

@@ -2,6 +2,10 @@
 
 Output contract (what ``toolkit.toml`` parses): ``search`` prints
 ``{"query": …, "engine": …, "results": [{"doc_id": …, "title": …, "kind": …, "score": …}]}``, best first.
+``show DOC_ID`` prints one document as Markdown for people; ``show`` without an id and ``versions`` speak the
+toolkit's batch doc-source protocol (docs/judging.md "Doc sources"): ids on stdin, one per line, and one
+JSON object per id on stdout — ``{"doc_id", "title", "text", "format", "version"}`` (or ``{"doc_id",
+"error"}``), and ``{"doc_id", "version"}`` for ``versions``.
 Errors print one ``Error: …`` line on stderr and exit 1 (2 for usage errors, argparse's convention).
 """
 
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,8 +26,11 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("query", help="The query text (one argument, any characters).")
     search.add_argument("--engine", choices=("bm25", "bm25f"), default="bm25")
     search.add_argument("--limit", type=int, default=10, help="How many results (default 10).")
-    show = sub.add_parser("show", help="Print one document as Markdown.")
-    show.add_argument("doc_id", help="A doc id such as pydoc://json.loads.")
+    show = sub.add_parser(
+        "show", help="Print one document as Markdown; without DOC_ID, answer the ids on stdin as JSONL."
+    )
+    show.add_argument("doc_id", nargs="?", help="A doc id such as pydoc://json.loads.")
+    sub.add_parser("versions", help="Answer the ids on stdin with their versions, as JSONL.")
     sub.add_parser("ids", help="Print every doc id, one per line (for `trec-toolkit truth --doc-ids`).")
     info = sub.add_parser(
         "info", help="Print which corpus and engine a search uses (the workspace's pre-flight check)."
@@ -48,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
             {"query": args.query, "engine": args.engine, "results": results}, sys.stdout, ensure_ascii=False
         )
         sys.stdout.write("\n")
+    elif args.action == "show" and args.doc_id is None:
+        _answer(engine.doc_records(_stdin_ids()))
+    elif args.action == "versions":
+        _answer(engine.doc_versions(_stdin_ids()))
     elif args.action == "show":
         row = engine.get_doc(args.doc_id)
         if row is None:
@@ -67,6 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(engine.corpus_path())
     return 0
+
+
+def _stdin_ids() -> list[str]:
+    return [line.rstrip("\r\n") for line in sys.stdin if line.strip()]
+
+
+def _answer(records: Iterable[dict[str, str]]) -> None:
+    for record in records:
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import os
 import re
 import sqlite3
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,6 +148,50 @@ def describe_index(engine: str = "bm25") -> str:
         f"{meta.get('corpus_version', '?')}, {meta.get('docs', '?')} docs\n"
         f"engine: {engine} ({config})\n"
     )
+
+
+def corpus_version() -> str:
+    """Every document's version: the corpus build it comes from (Python version and builder version).
+
+    A document can only change when the corpus is rebuilt for another Python or builder, so this is exact
+    and costs nothing to tell."""
+    return corpus_path().stem
+
+
+def doc_records(doc_ids: Sequence[str]) -> Iterator[dict[str, str]]:
+    """The batch protocol's answers: one object per id, in the order asked, over one connection."""
+    version = corpus_version()
+    with connect() as db:
+        for doc_id in doc_ids:
+            row = db.execute("SELECT * FROM docs WHERE doc_id = ?", (doc_id,)).fetchone()
+            if row is None:
+                yield {"doc_id": doc_id, "error": "unknown doc id"}
+            else:
+                yield {
+                    "doc_id": doc_id,
+                    "title": row["title"],
+                    "text": plain_text(row),
+                    "format": "text",
+                    "version": version,
+                }
+
+
+def doc_versions(doc_ids: Sequence[str]) -> Iterator[dict[str, str]]:
+    """``{"doc_id", "version"}`` for every id the corpus has (the others are left unanswered)."""
+    version = corpus_version()
+    with connect() as db:
+        for doc_id in doc_ids:
+            if db.execute("SELECT 1 FROM docs WHERE doc_id = ?", (doc_id,)).fetchone():
+                yield {"doc_id": doc_id, "version": version}
+
+
+def plain_text(row: sqlite3.Row) -> str:
+    """What an assessor reads, as plain text (the title and id are shown apart from it): the kind and the
+    signature, then the docstring with its own line breaks."""
+    name = row["title"].rsplit(".", 1)[-1]
+    head = f"{row['kind']} {name}{row['signature']}" if row["signature"] else row["kind"]
+    text = "\n\n".join(p for p in (row["summary"], row["body"]) if p)
+    return f"{head}\n\n{text if text else '(no docstring)'}\n"
 
 
 def render_doc(row: sqlite3.Row) -> str:

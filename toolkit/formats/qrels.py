@@ -28,6 +28,7 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     """
     if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
         return read_irds_qrels(path, name=name)
+    _refuse_campaign(path)
     judgments: dict[str, dict[str, int]] = {}
     count = 0
     for number, parts in iter_trec_fields(path):
@@ -56,6 +57,20 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     if count == 0:
         raise FormatError(path, None, f"empty qrels: no judgment lines ({QRELS_COLUMNS})")
     return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
+
+
+def _refuse_campaign(path: str | Path) -> None:
+    """A judging campaign (an SQLite file) passed where qrels belong: say how to get qrels out of it."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return  # the reader reports it
+    if head == b"SQLite format 3\x00":
+        target = f"qrels/{Path(path).stem}.qrels"
+        raise FormatError(
+            path, None, f"this is a campaign; export qrels first: trec-toolkit export {path} -o {target}"
+        )
 
 
 def format_qrels(qrels: Qrels) -> str:

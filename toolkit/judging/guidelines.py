@@ -1,7 +1,8 @@
 """Which assessor guidelines the judging screens show (``g``): one precedence rule for judge and adjudicate.
 
-``--guidelines FILE`` first; else the campaign's own (the topic set's description, stored by ``pool`` in the
-campaign's metadata, so every assessor of a campaign reads the same text wherever they run from); else ``[judge] guidelines`` in
+``--guidelines FILE`` first; else the campaign's own (stored by ``pool`` in the campaign's metadata: the
+``[judge] guidelines`` file of the workspace that pooled it, else the topic set's description — so every
+assessor of a campaign reads the same text wherever they run from); else ``[judge] guidelines`` in
 ``toolkit.toml``, relative to the workspace; else none (the screen shows the grade scale only).
 """
 
@@ -11,6 +12,20 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from toolkit.errors import UsageError
+
+
+def configured_guidelines(config: Mapping[str, object], root: Path) -> str | None:
+    """The text of ``[judge] guidelines`` in ``toolkit.toml`` (relative to the workspace); None when unset.
+    ``pool`` stores it in the campaign, so it becomes the campaign's own."""
+    judge = config.get("judge")
+    configured = judge.get("guidelines") if isinstance(judge, dict) else None
+    if not configured:
+        return None
+    path = root / str(configured)
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the guidelines ([judge] guidelines; {exc.strerror})") from None
 
 
 def read_guidelines(

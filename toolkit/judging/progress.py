@@ -5,6 +5,10 @@ skip is not a decision), a stale item judged on old text is remaining again. Med
 settling decisions (judged or unrateable) that recorded a duration; the per-assessor median is over the
 assessor's own decisions, not a median of topic medians.
 
+The pool's side (``pool_status``): the latest round, how many items it queued, and how many pool items no
+assessor has yet — what a new round leaves to do before anyone can judge it, shown live by ``progress``
+and ``judge`` so a round nobody was given is never silent.
+
 The organiser's screen adds live Cohen's kappa per pair of assessors; that statistic is agreement's
 (``toolkit.agreement.judgments.pair_kappas``), so it is not part of this report.
 """
@@ -37,6 +41,20 @@ class AssessorTotal:
 
 
 @dataclass(frozen=True)
+class PoolStatus:
+    """The pool against the assignments: ``round`` is the latest round (0 before any), ``new_round`` the items
+    it queued (new and stale), ``unassigned`` the pool items no assessor has (``new_round_unassigned`` of
+    them from the latest round), ``new_per_assessor`` each assessor's items from the latest round."""
+
+    round: int
+    pooled: int
+    new_round: int
+    unassigned: int
+    new_round_unassigned: int
+    new_per_assessor: Mapping[str, int]
+
+
+@dataclass(frozen=True)
 class ProgressReport:
     """What the organiser's screen shows, apart from agreement."""
 
@@ -45,6 +63,31 @@ class ProgressReport:
     stale: tuple[Item, ...]
     disagreements: int
     adjudicated: int
+    pool: PoolStatus | None = None
+
+
+def pool_status(store: CampaignStore, queues: Mapping[str, Sequence[Item]] | None = None) -> PoolStatus:
+    """Latest round, its items, and the pool items nobody is assigned (``queues``: every assessor's queue,
+    when the caller has read them already)."""
+    if queues is None:
+        queues = {a: store.queue(a) for a in store.assignees()}
+    items = store.pool_items()
+    latest = max((p.round for p in items), default=0)
+    rounds = store.rounds()
+    latest = max(latest, rounds[-1].number if rounds else 0)
+    in_latest = {(p.query_id, p.doc_id) for p in items if p.round == latest}
+    assigned = {(i.query_id, i.doc_id) for queue in queues.values() for i in queue}
+    unassigned = [(p.query_id, p.doc_id) for p in items if (p.query_id, p.doc_id) not in assigned]
+    return PoolStatus(
+        round=latest,
+        pooled=len(items),
+        new_round=len(in_latest),
+        unassigned=len(unassigned),
+        new_round_unassigned=sum(1 for key in unassigned if key in in_latest),
+        new_per_assessor={
+            a: sum(1 for i in queue if (i.query_id, i.doc_id) in in_latest) for a, queue in queues.items()
+        },
+    )
 
 
 def progress(store: CampaignStore) -> list[ProgressRow]:
@@ -117,4 +160,5 @@ def progress_report(store: CampaignStore) -> ProgressReport:
         stale=tuple(stale_items(store)),
         disagreements=len(found),
         adjudicated=sum(1 for d in found if d.adjudicated is not None),
+        pool=pool_status(store),
     )

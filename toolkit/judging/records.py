@@ -53,13 +53,20 @@ class Item:
 
 @dataclass(frozen=True)
 class Document:
-    """A document snapshot taken at pool time; ``fetch_error`` is set (and text empty) when it failed."""
+    """A document snapshot taken at pool time; ``fetch_error`` is set (and text empty) when it failed.
+
+    ``format`` is how the source says the text is written (``text``, ``markdown``, ``html``; None when it
+    did not say); ``version`` is the source's own version of the document, which lets a later round skip
+    fetching it again when the source reports the same version (``toolkit.formats.corpus``).
+    """
 
     doc_id: str
     title: str
     text: str
     content_hash: str | None
     fetch_error: str | None = None
+    format: str | None = None
+    version: str | None = None
 
 
 @dataclass(frozen=True)

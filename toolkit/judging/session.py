@@ -87,6 +87,8 @@ class SessionProgress:
     overall: Tally
     median_ms: float | None
     last_ms: int | None
+    new_items: int = 0
+    unassigned: int = 0
 
 
 class JudgingSession:
@@ -125,6 +127,8 @@ class JudgingSession:
         for it in self.queue:
             self._counts.setdefault(it.query_id, Counter())[self.status(it)] += 1
         self.last_ms: int | None = None
+        self.new_items = 0  # assigned while the session was open (a new pool round)
+        self.unassigned = 0  # pool items nobody has yet, as of the last ``refresh``
         # Resume where the assessor stopped: the queue's rule (first undecided, then first skipped).
         self.cursor: int | None = self._find_next(-1)
         self._shown_at = clock()
@@ -232,6 +236,27 @@ class JudgingSession:
         self.shown()
         return True
 
+    def refresh(self, queue: list[Item], hashes: dict[str, str | None], *, unassigned: int = 0) -> int:
+        """Take the assessor's queue as it is now (read by the caller, e.g. in a worker thread): items a new
+        round assigned are appended, items it re-queued as stale are to do again; the cursor stays on its
+        item (or, when the queue was done, moves to the first new one). Returns how many items are new."""
+        current = self.item
+        known = set(self._index)
+        self.queue = sorted(queue, key=lambda i: i.position)
+        self._index = {(it.query_id, it.doc_id): i for i, it in enumerate(self.queue)}
+        self._hashes = hashes
+        self._counts = {}
+        for it in self.queue:
+            self._counts.setdefault(it.query_id, Counter())[self.status(it)] += 1
+        added = sum(1 for key in self._index if key not in known)
+        self.new_items += added
+        self.unassigned = unassigned
+        if current is not None and (current.query_id, current.doc_id) in self._index:
+            self.cursor = self._index[(current.query_id, current.doc_id)]
+        else:
+            self.cursor = self._find_next(-1)
+        return added
+
     # -- bookkeeping --------------------------------------------------------------------------------
 
     def _refresh_decision(self, item: Item) -> None:
@@ -273,4 +298,6 @@ class JudgingSession:
             overall=self.tally(),
             median_ms=statistics.median(self._durations) if self._durations else None,  # sorted: O(1)
             last_ms=self.last_ms,
+            new_items=self.new_items,
+            unassigned=self.unassigned,
         )

@@ -188,6 +188,13 @@ class CampaignStore(ABC):
     def latest_hashes(self) -> dict[str, str | None]:
         """doc_id → content hash of its latest snapshot."""
 
+    def latest_versions(self) -> dict[str, str | None]:
+        """doc_id → the doc source's version of its latest snapshot (None when the source gave none).
+
+        Not abstract: a backend that does not store versions returns nothing, and every later round then
+        fetches documents again to compare their hashes (slower, never wrong)."""
+        return {}
+
     @abstractmethod
     def queue(self, assessor: str) -> list[Item]:
         """The assessor's items in their seeded presentation order (``stale`` from the pool)."""

@@ -16,6 +16,7 @@ from toolkit.errors import ToolkitError
 if TYPE_CHECKING:
     from toolkit.judging.export import ExportResult
     from toolkit.judging.store import CampaignStore
+    from toolkit.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,18 @@ def export_campaign(
     return CampaignExport(result, extra)
 
 
-def write_export_manifest(export: CampaignExport, path: str | Path, *, campaign: str | Path) -> Path:
-    """The manifest beside the written qrels file ``path``."""
+def write_export_manifest(
+    export: CampaignExport, path: str | Path, *, campaign: str | Path, workspace: Workspace | None = None
+) -> Path:
+    """The manifest beside the written qrels file ``path``; the campaign is recorded relative to the
+    workspace (the nearest ``toolkit.toml``), so the manifest reads the same on every checkout."""
     from toolkit.formats.manifest import write_manifest
+    from toolkit.workspace import load_workspace
 
-    return write_manifest(path, kind="qrels", inputs={"campaign": campaign}, extra=export.manifest)
+    ws = workspace or load_workspace()
+    where = ws.relative(campaign)
+    extra = {**export.manifest, "campaign": {**export.manifest.get("campaign", {}), "path": where}}
+    return write_manifest(path, kind="qrels", inputs={"campaign": where}, extra=extra, root=ws.root)
 
 
 def _agreement(store: CampaignStore) -> dict[str, Any] | None:

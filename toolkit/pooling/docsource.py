@@ -1,20 +1,23 @@
 """Doc sources: where ``pool`` gets the text of each pooled document to snapshot it into the campaign.
 
-Three kinds, chosen by ``--docs`` or by ``toolkit.toml``:
+Chosen by ``--docs`` or by the ``[docs]`` table of ``toolkit.toml``:
 
-- a **command template** (``[docs] command = ["python", "-m", "toolkit.example", "show", "{doc_id}"]``): an argv
-  list, never a shell; ``{doc_id}`` is replaced inside each element; a first element ``python`` or
-  ``{python}`` means the running interpreter (``sys.executable``), so the workspace works inside any venv.
-  Its stdout is the document: a JSON object with ``text`` (and optional ``title``), or plain text whose
-  first non-blank line is the title. A non-zero exit, a timeout or empty output is a fetch failure;
-- a **JSONL corpus** (``.jsonl``/``.ndjson``): one object per line with an id (``doc_id``, ``docno``, ``id``
-  or ``_id``), ``text`` (or ``body``/``contents``) and an optional ``title``;
+- a **command** (``[docs] command = [...]``, an argv list, never a shell): with ``{doc_id}`` in an element it
+  runs once per document; without, it speaks the **batch protocol** — ids on stdin, JSONL answers on
+  stdout, one process per batch (``toolkit.pooling.doccommand``; docs/judging.md "Doc sources");
+- a **JSONL corpus** (``.jsonl``/``.ndjson``, ``.gz`` ok): one document object per line (an id, ``text``,
+  optional ``title``, ``format``, ``version``; ``toolkit.formats.corpus``);
 - a **TSV corpus** (``.tsv``): ``doc_id<TAB>text`` or ``doc_id<TAB>title<TAB>text``;
 - a **folder** of files named after the doc id (``DIR/ID``, ``DIR/ID.txt``, ``.md``, ``.html``), where the id
   may be percent-encoded (``urllib.parse.quote(id, safe='')``) because ids like ``pydoc://os.path`` are not
   file names. The first line of a file is its title. A symlink is followed only when it ends inside the
   folder: one out of it (to a file elsewhere, or through a symlinked directory) is refused, so a folder
   unpacked from elsewhere cannot make ``pool`` snapshot ``~/.ssh/id_rsa`` into a campaign that assessors read.
+
+Corpora are streamed, never held whole: a fetch scans the file once and keeps only the documents asked
+for, so a pool of 170,000 documents from a corpus of millions fits in memory. ``pool --workers`` (else
+``[workspace] workers``) is how many fetches run at once. ``[docs] versions`` names an optional command that
+tells a document's version without its text, so a later round skips unchanged documents.
 
 A document that cannot be fetched becomes a ``Document`` with ``fetch_error`` set: pooling records it and
 goes on, so a missing page is visible to the organiser instead of silently leaving the pool.
@@ -23,26 +26,25 @@ goes on, so a missing page is visible to the organiser instead of silently leavi
 from __future__ import annotations
 
 import hashlib
-import json
-import subprocess
-import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
 from toolkit.errors import ConfigError, FormatError, UsageError
-from toolkit.formats.textfile import iter_data_lines, read_text
+from toolkit.formats.corpus import iter_corpus
+from toolkit.formats.textfile import read_text
 from toolkit.judging.records import Document
 
-_ID_KEYS = ("doc_id", "docno", "id", "_id")
-_TEXT_KEYS = ("text", "body", "contents")
 _FILE_SUFFIXES = ("", ".txt", ".md", ".html", ".json")
 
-#: Seconds a command doc source may take per document before the fetch counts as failed.
-COMMAND_TIMEOUT_S = 60.0
+#: Fetches at once when the caller does not say.
+DEFAULT_WORKERS = 4
+#: Least seconds between two progress reports of a fetch (a bar redrawn per document would cost more
+#: than the fetch of a corpus document).
+PROGRESS_EVERY_S = 0.05
 
 
 def content_hash(title: str, text: str) -> str:
@@ -50,8 +52,17 @@ def content_hash(title: str, text: str) -> str:
     return hashlib.sha256(f"{title}\0{text}".encode()).hexdigest()
 
 
-def make_document(doc_id: str, title: str, text: str) -> Document:
-    return Document(doc_id=doc_id, title=title, text=text, content_hash=content_hash(title, text))
+def make_document(
+    doc_id: str, title: str, text: str, *, format: str | None = None, version: str | None = None
+) -> Document:
+    return Document(
+        doc_id=doc_id,
+        title=title,
+        text=text,
+        content_hash=content_hash(title, text),
+        format=format,
+        version=version,
+    )
 
 
 def failed(doc_id: str, reason: str) -> Document:
@@ -67,32 +78,67 @@ def split_title(text: str) -> tuple[str, str]:
 
 
 class DocSource(Protocol):
-    """Anything that can fetch documents by id; ``describe`` goes into the round's parameters."""
+    """Anything that can fetch documents by id.
 
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]: ...
+    ``iter_documents`` yields exactly one ``Document`` per distinct id asked for, in any order (a failure
+    is a ``Document`` with ``fetch_error``), as soon as each is ready — that is what moves the progress bar.
+    ``versions`` tells the current version of the ids it can without fetching them (empty when it cannot);
+    ``describe`` goes into the round's parameters and the progress bar.
+    """
+
+    def iter_documents(self, doc_ids: Sequence[str]) -> Iterator[Document]: ...
+
+    def versions(self, doc_ids: Sequence[str]) -> dict[str, str]: ...
 
     def describe(self) -> str: ...
 
 
 @dataclass(frozen=True)
 class CorpusDocSource:
-    """Documents held in memory, read from a JSONL or TSV corpus (or given directly, as in tests)."""
+    """Documents held in memory (tests, or a caller that has them already)."""
 
     documents: Mapping[str, tuple[str, str]]  # doc_id → (title, text)
     origin: str = "memory"
 
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        out: dict[str, Document] = {}
-        for doc_id in doc_ids:
+    def iter_documents(self, doc_ids: Sequence[str]) -> Iterator[Document]:
+        for doc_id in dict.fromkeys(doc_ids):
             entry = self.documents.get(doc_id)
-            if entry is None:
-                out[doc_id] = failed(doc_id, f"not in {self.origin}")
-            else:
-                out[doc_id] = make_document(doc_id, *entry)
-        return out
+            yield failed(doc_id, f"not in {self.origin}") if entry is None else make_document(doc_id, *entry)
+
+    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
+        return {d.doc_id: d for d in self.iter_documents(doc_ids)}
+
+    def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        return {}
 
     def describe(self) -> str:
         return self.origin
+
+
+@dataclass(frozen=True)
+class CorpusFileDocSource:
+    """A JSONL or TSV corpus file, streamed: each fetch scans it once and keeps only the ids asked for."""
+
+    path: Path
+
+    def iter_documents(self, doc_ids: Sequence[str]) -> Iterator[Document]:
+        wanted = set(doc_ids)
+        for _, record in iter_corpus(self.path, wanted):
+            wanted.discard(record.doc_id)
+            yield make_document(
+                record.doc_id, record.title, record.text, format=record.format, version=record.version
+            )
+        for doc_id in dict.fromkeys(d for d in doc_ids if d in wanted):
+            yield failed(doc_id, f"not in {self.path}")
+
+    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
+        return {d.doc_id: d for d in self.iter_documents(doc_ids)}
+
+    def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        return {}  # telling a version means reading the line: no cheaper than fetching
+
+    def describe(self) -> str:
+        return str(self.path)
 
 
 @dataclass(frozen=True)
@@ -138,109 +184,17 @@ class FolderDocSource:
     def describe(self) -> str:
         return f"folder {self.root}"
 
+    def iter_documents(self, doc_ids: Sequence[str]) -> Iterator[Document]:
+        yield from self.fetch_many(list(dict.fromkeys(doc_ids))).values()
 
-@dataclass(frozen=True)
-class CommandDocSource:
-    """Run a command per document (argv template with ``{doc_id}``), a few in parallel."""
-
-    template: tuple[str, ...]
-    cwd: Path | None = None
-    workers: int = 4
-    timeout: float = COMMAND_TIMEOUT_S
-    runner: Callable[..., Any] = field(default=subprocess.run, compare=False, repr=False)
-
-    def argv(self, doc_id: str) -> list[str]:
-        head, *rest = self.template
-        if head in ("python", "{python}"):
-            head = sys.executable
-        return [head.replace("{doc_id}", doc_id), *(part.replace("{doc_id}", doc_id) for part in rest)]
-
-    def fetch(self, doc_id: str) -> Document:
-        argv = self.argv(doc_id)
-        try:
-            proc = self.runner(
-                argv, capture_output=True, text=True, timeout=self.timeout, cwd=self.cwd, check=False
-            )
-        except FileNotFoundError:
-            return failed(doc_id, f"command not found: {argv[0]}")
-        except subprocess.TimeoutExpired:
-            return failed(doc_id, f"timed out after {self.timeout:g} s")
-        except OSError as exc:
-            return failed(doc_id, f"cannot run {argv[0]}: {exc.strerror}")
-        if proc.returncode != 0:
-            last = (proc.stderr or "").strip().splitlines()[-1:] or [""]
-            return failed(doc_id, f"exit status {proc.returncode}: {last[0]}".rstrip(": "))
-        return parse_command_output(doc_id, proc.stdout)
-
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        if len(doc_ids) <= 1 or self.workers <= 1:
-            return {d: self.fetch(d) for d in doc_ids}
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            return dict(zip(doc_ids, pool.map(self.fetch, doc_ids), strict=True))
-
-    def describe(self) -> str:
-        return "command " + " ".join(self.template)
-
-
-def parse_command_output(doc_id: str, stdout: str) -> Document:
-    """A JSON object with ``text`` (and ``title``), else plain text; empty output is a failure."""
-    if not stdout.strip():
-        return failed(doc_id, "the doc command printed nothing")
-    stripped = stdout.strip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError:
-            data = None
-        if isinstance(data, dict):
-            text = next((data[k] for k in _TEXT_KEYS if isinstance(data.get(k), str)), None)
-            if text is not None:
-                title = data.get("title")
-                return make_document(doc_id, title if isinstance(title, str) else "", text)
-    return make_document(doc_id, *split_title(stdout))
+    def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        return {}
 
 
 def read_corpus(path: Path) -> CorpusDocSource:
-    """Read a JSONL or TSV corpus into memory; every defect names ``path:line``."""
-    docs: dict[str, tuple[str, str]] = {}
-    jsonl = path.suffix.lower() in (".jsonl", ".ndjson") or path.name.endswith((".jsonl.gz", ".ndjson.gz"))
-    for number, line in iter_data_lines(path):
-        if jsonl:
-            doc_id, title, text = _jsonl_doc(path, number, line)
-        else:
-            doc_id, title, text = _tsv_doc(path, number, line)
-        if doc_id in docs:
-            raise FormatError(path, number, f"duplicate document {doc_id!r}; keep one line per doc_id")
-        docs[doc_id] = (title, text)
+    """Read a whole JSONL or TSV corpus into memory (small corpora, tests); every defect names ``path:line``."""
+    docs = {r.doc_id: (r.title, r.text) for _, r in iter_corpus(path)}
     return CorpusDocSource(docs, origin=str(path))
-
-
-def _jsonl_doc(path: Path, number: int, line: str) -> tuple[str, str, str]:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, number, f"invalid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise FormatError(path, number, "expected a JSON object per line")
-    doc_id = next((data[k] for k in _ID_KEYS if k in data), None)
-    if doc_id is None or isinstance(doc_id, bool | dict | list):
-        raise FormatError(path, number, f"missing document id (one of {', '.join(_ID_KEYS)})")
-    text = next((data[k] for k in _TEXT_KEYS if isinstance(data.get(k), str)), None)
-    if text is None:
-        raise FormatError(path, number, f"missing document text (one of {', '.join(_TEXT_KEYS)})")
-    title = data.get("title", "")
-    return str(doc_id), title if isinstance(title, str) else str(title), text
-
-
-def _tsv_doc(path: Path, number: int, line: str) -> tuple[str, str, str]:
-    parts = line.split("\t")
-    if len(parts) == 2:
-        return parts[0], "", parts[1].replace("\\n", "\n")
-    if len(parts) == 3:
-        return parts[0], parts[1], parts[2].replace("\\n", "\n")
-    raise FormatError(
-        path, number, f"expected doc_id<TAB>text or doc_id<TAB>title<TAB>text, found {len(parts)} columns"
-    )
 
 
 def doc_source_from_option(spec: str | Path) -> DocSource:
@@ -252,25 +206,42 @@ def doc_source_from_option(spec: str | Path) -> DocSource:
         raise UsageError(
             f"--docs {spec}: no such file or folder; pass a .jsonl/.tsv corpus or a folder of files"
         )
-    return read_corpus(path)
+    return CorpusFileDocSource(path)
+
+
+def _argv_list(section: Mapping[str, Any], key: str, where: str, example: str) -> tuple[str, ...] | None:
+    value = section.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, list) or not value:
+        raise ConfigError(
+            f"{where}: [docs] {key} must be a non-empty argv list like {example} (no shell strings)"
+        )
+    if not all(isinstance(part, str) for part in value):
+        raise ConfigError(f"{where}: [docs] {key} elements must all be strings")
+    return tuple(value)
 
 
 def doc_source_from_config(
-    section: Mapping[str, Any], root: Path, *, where: str = "toolkit.toml"
+    section: Mapping[str, Any], root: Path, *, where: str = "toolkit.toml", workers: int | None = None
 ) -> DocSource | None:
-    """The ``[docs]`` table: ``command = [...]`` (argv template) or ``path = "corpus.jsonl"``; None if absent."""
-    command = section.get("command")
+    """The ``[docs]`` table: ``command = [...]`` (argv template; per document with ``{doc_id}``, else the
+    batch protocol) with an optional ``versions = [...]``, or ``path = "corpus.jsonl"``; None if absent.
+    ``workers`` (the caller resolves ``pool --workers`` / ``[workspace] workers``) is how many fetches run at
+    once."""
+    from toolkit.pooling.doccommand import BatchCommandDocSource, CommandDocSource
+
+    command = _argv_list(section, "command", where, '["python", "-m", "mydocs", "show", "{doc_id}"]')
+    versions = _argv_list(section, "versions", where, '["python", "-m", "mydocs", "versions"]')
+    if versions is not None and any("{doc_id}" in part for part in versions):
+        raise ConfigError(
+            f"{where}: [docs] versions speaks the batch protocol (ids on stdin); remove {{doc_id}} from it"
+        )
+    count = max(1, int(workers)) if workers is not None else DEFAULT_WORKERS
     if command is not None:
-        if isinstance(command, str) or not isinstance(command, list) or not command:
-            raise ConfigError(
-                f"{where}: [docs] command must be a non-empty argv list like "
-                '["python", "-m", "mydocs", "show", "{doc_id}"] (no shell strings)'
-            )
-        if not all(isinstance(part, str) for part in command):
-            raise ConfigError(f"{where}: [docs] command elements must all be strings")
-        if not any("{doc_id}" in part for part in command):
-            raise ConfigError(f"{where}: [docs] command must contain {{doc_id}} in one of its elements")
-        return CommandDocSource(tuple(command), cwd=root)
+        if any("{doc_id}" in part for part in command):
+            return CommandDocSource(command, cwd=root, workers=count, versions_template=versions)
+        return BatchCommandDocSource(command, cwd=root, workers=count, versions_template=versions)
     path = section.get("path")
     if path is not None:
         return doc_source_from_option(root / str(path))
@@ -282,16 +253,23 @@ def fetch_documents(
     doc_ids: Iterable[str],
     *,
     progress: Callable[[int, int], None] | None = None,
-    chunk: int = 32,
+    clock: Callable[[], float] = time.monotonic,
 ) -> dict[str, Document]:
-    """Fetch each distinct id once, preserving first-seen order; ``progress(done, total)`` before the first
-    chunk (so a bar shows the count from the start) and after each chunk."""
+    """Fetch each distinct id once, in first-seen order; ``progress(done, total)`` is called before the
+    first document (so a bar shows the count from the start), at most every ``PROGRESS_EVERY_S`` seconds
+    while documents arrive, and once at the end."""
     unique = list(dict.fromkeys(doc_ids))
-    if progress is None:
-        return source.fetch_many(unique) if unique else {}
-    out: dict[str, Document] = {}
-    progress(0, len(unique))
-    for start in range(0, len(unique), chunk):
-        out.update(source.fetch_many(unique[start : start + chunk]))
-        progress(len(out), len(unique))
-    return out
+    if not unique:
+        return {}
+    if progress is not None:
+        progress(0, len(unique))
+    got: dict[str, Document] = {}
+    last = clock()
+    for doc in source.iter_documents(unique):
+        got.setdefault(doc.doc_id, doc)
+        if progress is not None and clock() - last >= PROGRESS_EVERY_S:
+            last = clock()
+            progress(len(got), len(unique))
+    if progress is not None:
+        progress(len(got), len(unique))
+    return {d: got.get(d) or failed(d, "the doc source gave no answer for it") for d in unique}

@@ -5,9 +5,16 @@ What a round decides for each pooled (topic, doc):
 - judged in ``--exclude`` qrels → skipped (the organiser already has a grade; no text to compare);
 - judged in this campaign (a grade or unrateable) → fetched again and its content hash compared with the
   hash the assessor saw: unchanged → skipped; changed → re-queued and flagged **stale**; fetch failed →
-  skipped (a failure says nothing about the text);
+  skipped (a failure says nothing about the text). When the doc source can tell versions (``[docs]
+  versions``) and reports the version stored with the document's latest snapshot, the document is
+  unchanged without being fetched at all;
 - already in the pool but not judged yet → left as it is (not queued twice);
 - otherwise → queued, and its snapshot stored (a failed fetch is stored as a failure, not dropped).
+
+A round on a campaign that is already shared out assigns its new items in the same transaction, by the
+policy the last ``assign`` recorded (``toolkit.judging.assign.assign_new_items``), so no new item waits
+for an organiser to remember ``assign``. Without a recorded policy the new items stay unassigned and the
+result says so (``unassigned``), with the ``assign`` command that would share them out.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.errors import StoreError, ToolkitWarning, UsageError
+from toolkit.judging.assign import AssignPolicy, AssignResult, assign_new_items, recorded_policy
+from toolkit.judging.progress import pool_status
 from toolkit.judging.records import CampaignTopic, Document
 from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCampaignError
 from toolkit.model import DEFAULT_GRADES, Qrels, Run, TopicSet
@@ -41,6 +50,20 @@ class RoundResult:
     skipped: int
     pending: int
     fetch_failures: tuple[str, ...]
+    fetched: int = 0
+    unchanged: int = 0
+    assigned: AssignResult | None = None
+    unassigned: int = 0
+    policy: AssignPolicy | None = None
+    assignees: tuple[str, ...] = ()
+
+    def assign_command(self, location: str) -> str:
+        """The ``assign`` command that shares the unassigned items out (the recorded policy's, else a
+        template naming the campaign's assessors, else placeholders)."""
+        if self.policy is not None:
+            return self.policy.command(location)
+        names = ",".join(self.assignees) or "NAME,NAME"
+        return f"trec-toolkit assign {location} --assessors {names} --overlap 0.2"
 
 
 def campaign_topics(topic_set: TopicSet) -> list[CampaignTopic]:
@@ -112,6 +135,7 @@ class _Plan:
     judged_hashes: dict[tuple[str, str], set[str | None]]
     skipped: int
     pending: int
+    in_pool: set[tuple[str, str]]
 
     @property
     def doc_ids(self) -> list[str]:
@@ -153,7 +177,7 @@ def _plan(
             pending += 1
         else:
             new.append(key)
-    return _Plan(pool, new, recheck, judged_hashes, skipped, pending)
+    return _Plan(pool, new, recheck, judged_hashes, skipped, pending, in_pool)
 
 
 def pool_round(
@@ -167,6 +191,7 @@ def pool_round(
     budget: int | None = None,
     exclude: Sequence[Qrels] = (),
     progress: Callable[[int, int], None] | None = None,
+    guidelines: str | None = None,
 ) -> RoundResult:
     """Add one round to ``store`` (a new campaign's first round or a later one); see the module docstring.
 
@@ -174,6 +199,9 @@ def pool_round(
     whole round is one write transaction: it looks at the campaign again under the write lock, decides every
     item afresh (another round or an assessor may have committed during the fetch), fetches what that fresh
     look needs and the first did not, and writes — so the counts it returns are the ones it wrote.
+
+    ``guidelines`` (the workspace's assessor guidelines) are stored in the campaign, else the topic set's
+    description, so every assessor reads the same text wherever they judge from.
     """
     grades = dict(topic_set.grades) if topic_set.grades else dict(DEFAULT_GRADES)
 
@@ -183,29 +211,45 @@ def pool_round(
         )
 
     first = plan(None)
-    fetched = fetch_documents(source, first.doc_ids, progress=progress)
+    fetched, vouched = fetch_changed(store, source, first.doc_ids, progress=progress)
     with store.transaction():  # topics, metadata and the round: all or nothing, on the campaign as it is now
         with warnings.catch_warnings():  # the pool is rebuilt (mtf) from the same runs: warned about once
             warnings.simplefilter("ignore", ToolkitWarning)
             fresh = plan(None if strategy == "mtf" else first.pool)
-        missing = [d for d in fresh.doc_ids if d not in fetched]
+        latest = store.latest_hashes() if fresh.doc_ids else {}
+        versions = store.latest_versions() if fresh.doc_ids else {}
+        # "unchanged" holds only while the snapshot it was vouched against is still the latest one
+        unchanged = {d for d, v in vouched.items() if versions.get(d) == v and latest.get(d) is not None}
+        missing = [d for d in fresh.doc_ids if d not in fetched and d not in unchanged]
         if missing:
             fetched.update(fetch_documents(source, missing))
         skipped = fresh.skipped
         stale: list[tuple[str, str]] = []
         for key in fresh.recheck:
-            doc = fetched[key[1]]
-            if doc.fetch_error is None and doc.content_hash not in fresh.judged_hashes[key]:
+            doc = fetched.get(key[1])
+            current = latest[key[1]] if doc is None else doc.content_hash  # None: unchanged, not fetched
+            if (doc is None or doc.fetch_error is None) and current not in fresh.judged_hashes[key]:
                 stale.append(key)
             else:
                 skipped += 1
         queued = fresh.new + stale
-        latest = store.latest_hashes()
+        queued_docs = {d for _, d in queued}
         snapshots: list[Document] = []
-        for doc_id in dict.fromkeys(d for _, d in queued):
-            doc = fetched[doc_id]
-            if doc_id not in latest or doc.content_hash != latest[doc_id] or doc.fetch_error is not None:
-                snapshots.append(doc)
+        for doc_id in fresh.doc_ids:  # a document vouched unchanged was not fetched: its snapshot stands
+            doc = fetched.get(doc_id)
+            if doc is None:
+                continue
+            new_version = doc.version is not None and doc.version != versions.get(doc_id)
+            if doc_id in queued_docs:
+                if (
+                    doc_id not in latest
+                    or doc.content_hash != latest[doc_id]
+                    or doc.fetch_error
+                    or new_version
+                ):
+                    snapshots.append(doc)
+            elif doc.fetch_error is None and new_version and doc.content_hash == latest.get(doc_id):
+                snapshots.append(doc)  # the same text under a new version: remember it, not to fetch it again
         failures = tuple(d.doc_id for d in snapshots if d.fetch_error is not None)
         store.set_topics(campaign_topics(topic_set), grades)  # only now: nothing is written before the fetch
         meta = {
@@ -213,8 +257,8 @@ def pool_round(
             "topic_set_path": topic_set.path or "",
             "topic_set_sha256": topic_set.sha256 or "",
         }
-        if topic_set.description:
-            meta["guidelines"] = topic_set.description  # shown to assessors with the grade definitions
+        if guidelines or topic_set.description:
+            meta["guidelines"] = guidelines or topic_set.description  # shown with the grade definitions
         store.set_meta(meta)
         pool = fresh.pool
         number = store.add_round(
@@ -229,6 +273,10 @@ def pool_round(
             skipped=skipped,
             params={"docs": source.describe(), "exclude": [q.path or q.name for q in exclude]},
         )
+        assigned = assign_new_items(store) if queued else None
+        policy, assignees = recorded_policy(store), tuple(store.assignees())
+        # Nobody assigned yet: every pool item is unassigned (no need to read the queues back).
+        unassigned = pool_status(store).unassigned if assignees else len(fresh.in_pool | set(queued))
     return RoundResult(
         round=number,
         topics=len(topic_set),
@@ -238,7 +286,33 @@ def pool_round(
         skipped=skipped,
         pending=fresh.pending,
         fetch_failures=failures,
+        fetched=len(fetched),
+        unchanged=len(unchanged),
+        assigned=assigned,
+        unassigned=unassigned,
+        policy=policy,
+        assignees=assignees,
     )
+
+
+def fetch_changed(
+    store: CampaignStore,
+    source: DocSource,
+    doc_ids: Sequence[str],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, Document], dict[str, str]]:
+    """Fetch ``doc_ids`` except those the source vouches unchanged: a document whose latest snapshot has a
+    content hash and a version equal to the version the source reports now is not fetched again. Returns
+    the fetched documents and the vouched ones with the version they were vouched at."""
+    unique = list(dict.fromkeys(doc_ids))
+    latest = store.latest_hashes() if unique else {}
+    stored = store.latest_versions() if any(d in latest for d in unique) else {}
+    ask = [d for d in unique if stored.get(d) is not None and latest.get(d) is not None]
+    now = source.versions(ask) if ask else {}
+    vouched = {d: now[d] for d in ask if now.get(d) == stored[d]}
+    fetched = fetch_documents(source, [d for d in unique if d not in vouched], progress=progress)
+    return fetched, vouched
 
 
 def pool_campaign(
@@ -252,6 +326,7 @@ def pool_campaign(
     budget: int | None = None,
     exclude: Sequence[Qrels] = (),
     progress: Callable[[int, int], None] | None = None,
+    guidelines: str | None = None,
 ) -> RoundResult:
     """``pool_round`` into the campaign at ``path``, creating it when missing.
 
@@ -272,6 +347,7 @@ def pool_campaign(
             budget=budget,
             exclude=exclude,
             progress=progress,
+            guidelines=guidelines,
         )
 
     try:

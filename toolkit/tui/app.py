@@ -30,6 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
+from toolkit.judging.progress import pool_status
 from toolkit.judging.records import Document, Item, Judgment
 from toolkit.judging.session import JudgingSession, Session
 from toolkit.judging.store import CampaignStore
@@ -372,6 +373,41 @@ class JudgeApp(CampaignApp):
 
     def side_panels(self) -> list[Widget]:
         return [ProgressPanel(id="progress", classes="panel")]
+
+    def on_mount(self) -> None:
+        # Textual calls CampaignApp.on_mount too (handlers run along the MRO): no super() here.
+        if self.POLL_S > 0:
+            self.set_interval(self.POLL_S, self.poll_queue)
+
+    #: Seconds between two looks for items assigned since the window opened (a new pool round).
+    POLL_S = 5.0
+
+    @work(thread=True, exclusive=True, group="poll")
+    def poll_queue(self) -> None:
+        """Read the assessor's queue in a worker; only a change (a new round, new assignments) is applied."""
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = CampaignStore.open(self.path)
+            rounds = len(self._reader.rounds())
+            queue = self._reader.queue(self.session.assessor)
+            if (rounds, len(queue)) == self._polled:
+                return
+            hashes = self._reader.latest_hashes()
+            unassigned = pool_status(self._reader).unassigned
+        self.call_from_thread(self._queue_changed, rounds, queue, hashes, unassigned)
+
+    _polled: tuple[int, int] | None = None
+
+    def _queue_changed(
+        self, rounds: int, queue: list[Item], hashes: dict[str, str | None], unassigned: int
+    ) -> None:
+        self._polled = (rounds, len(queue))
+        before = (self.session.item, self.session.unassigned)
+        added = self.session.refresh(queue, hashes, unassigned=unassigned)
+        if added:
+            self.notify(f"{added} new item(s) were assigned to you.")
+        if added or (self.session.item, self.session.unassigned) != before:
+            self.show_current()  # redraws the panels; leaves the "queue done" screen when there is work
 
     def document_shown(self) -> None:
         self.session.shown()

@@ -126,6 +126,12 @@ class ProgressApp(App[None]):
             f"Disagreements: {report.disagreements} ({report.adjudicated} adjudicated)\n"
             f"Stale items (text changed since judged): {stale}"
         )
+        if report.pool is not None:
+            pool = report.pool
+            summary += (
+                f"\nPool: round {pool.round}, {pool.pooled} items; the round queued {pool.new_round} "
+                f"({pool.new_round_unassigned} unassigned); unassigned overall: {pool.unassigned}"
+            )
         if times:
             every = f"refreshes every {self.interval:g} s" if self.interval > 0 else "r refreshes"
             summary += f"\nUpdated {time.strftime('%H:%M:%S')} · {every}"

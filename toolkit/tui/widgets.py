@@ -174,6 +174,8 @@ class ProgressPanel(Static):
             median = "–" if progress.median_ms is None else f"{progress.median_ms / 1000:.1f} s"
             last = "–" if progress.last_ms is None else f"{progress.last_ms / 1000:.1f} s"
             text.append(f"\nTime/judgment  median {median} · last {last}")
+        if progress.new_items or progress.unassigned:
+            text.append(f"\nNew round   +{progress.new_items} for you · {progress.unassigned} unassigned")
         self.update(text)
 
 

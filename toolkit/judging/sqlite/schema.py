@@ -83,12 +83,17 @@ MIGRATIONS: tuple[str, ...] = (
         WHEN EXISTS (SELECT 1 FROM judgment_log WHERE id = NEW.id)
         BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only'); END;
     """,
+    # 3: what the doc source said about each snapshot: how its text is written, and its own version.
+    """
+    ALTER TABLE snapshots ADD COLUMN format TEXT;
+    ALTER TABLE snapshots ADD COLUMN version TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: The oldest schema this code reads as it is. A read-only campaign cannot be migrated; migration 2 only adds
-#: a trigger, so version 1 reads the same.
+#: a trigger, so version 1 reads the same, and the columns of migration 3 are read as NULL when absent.
 READABLE_FROM = 1
 
 

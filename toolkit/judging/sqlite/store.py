@@ -40,7 +40,10 @@ from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCam
 _LOG_COLUMNS = (
     "id, time, assessor, query_id, doc_id, action, grade, note, duration_ms, position, content_hash, undoes"
 )
-_SNAPSHOT_INSERT = "INSERT INTO snapshots (doc_id, round, title, text, content_hash, fetch_error, fetched) VALUES (?,?,?,?,?,?,?)"
+_SNAPSHOT_INSERT = (
+    "INSERT INTO snapshots (doc_id, round, title, text, content_hash, fetch_error, fetched, format, version) "
+    "VALUES (?,?,?,?,?,?,?,?,?)"
+)
 
 
 class SQLiteStore(CampaignStore):
@@ -64,6 +67,9 @@ class SQLiteStore(CampaignStore):
         self._read_only_reason = read_only
         self._lock = threading.RLock()
         self._depth = 0  # nesting level of transaction()
+        # A read-only campaign of schema < 3 cannot be migrated: its snapshots have no format or version.
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+        self._source = "format, version" if {"format", "version"} <= columns else "NULL, NULL"
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -216,8 +222,8 @@ class SQLiteStore(CampaignStore):
 
     def document(self, doc_id: str) -> Document:
         rows = self._rows(
-            "SELECT doc_id, title, text, content_hash, fetch_error FROM snapshots WHERE doc_id = ? "
-            "ORDER BY id DESC LIMIT 1",
+            f"SELECT doc_id, title, text, content_hash, fetch_error, {self._source} FROM snapshots "
+            "WHERE doc_id = ? ORDER BY id DESC LIMIT 1",
             (doc_id,),
         )
         if not rows:
@@ -230,6 +236,12 @@ class SQLiteStore(CampaignStore):
     def latest_hashes(self) -> dict[str, str | None]:
         rows = self._rows("SELECT doc_id, content_hash FROM snapshots ORDER BY id")
         return {doc: h for doc, h in rows}
+
+    def latest_versions(self) -> dict[str, str | None]:
+        if self._source.startswith("NULL"):
+            return {}
+        rows = self._rows("SELECT doc_id, version FROM snapshots ORDER BY id")
+        return {doc: v for doc, v in rows}
 
     def knows_document(self, query_id: str, doc_id: str) -> bool:
         rows = self._rows(
@@ -411,7 +423,20 @@ class SQLiteStore(CampaignStore):
             )
             conn.executemany(
                 _SNAPSHOT_INSERT,
-                [(s.doc_id, number, s.title, s.text, s.content_hash, s.fetch_error, now) for s in snapshots],
+                [
+                    (
+                        s.doc_id,
+                        number,
+                        s.title,
+                        s.text,
+                        s.content_hash,
+                        s.fetch_error,
+                        now,
+                        s.format,
+                        s.version,
+                    )
+                    for s in snapshots
+                ],
             )
             return int(number)
 
@@ -441,7 +466,17 @@ class SQLiteStore(CampaignStore):
             conn.executemany(
                 _SNAPSHOT_INSERT,
                 [
-                    (s.doc_id, number, s.title, s.text, s.content_hash, s.fetch_error, now_iso())
+                    (
+                        s.doc_id,
+                        number,
+                        s.title,
+                        s.text,
+                        s.content_hash,
+                        s.fetch_error,
+                        now_iso(),
+                        s.format,
+                        s.version,
+                    )
                     for s in snapshots
                 ],
             )
