@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +15,6 @@ from toolkit.example.search import match_expression
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSES = {"canonical", "root", "synonym", "fragment", "deprecation", "cross-source", "prose", "attribute"}
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """A corpus built once for this module, in a private cache folder."""
-    env = {**os.environ, "TREC_TOOLKIT_CACHE": str(tmp_path_factory.mktemp("cache"))}
-    subprocess.run(
-        [sys.executable, "-m", "toolkit.example", "build"], env=env, check=True, capture_output=True
-    )
-    yield env
 
 
 def example(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

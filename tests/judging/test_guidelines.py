@@ -25,3 +25,13 @@ def test_guidelines_come_from_the_option_then_the_campaign_then_toolkit_toml(tmp
         UsageError, match="nope.md: cannot read the guidelines \\(No such file or directory\\)"
     ):
         read_guidelines(tmp_path / "nope.md", {}, {}, tmp_path)
+
+
+def test_the_workspace_guidelines_are_what_pool_stores_in_a_campaign(tmp_path: Path) -> None:
+    from toolkit.judging.guidelines import configured_guidelines
+
+    (tmp_path / "g.md").write_text("# Guidelines\n")
+    assert configured_guidelines({"judge": {"guidelines": "g.md"}}, tmp_path) == "# Guidelines\n"
+    assert configured_guidelines({}, tmp_path) is None
+    with pytest.raises(UsageError, match="missing.md: cannot read the guidelines"):
+        configured_guidelines({"judge": {"guidelines": "missing.md"}}, tmp_path)

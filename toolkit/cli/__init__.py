@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "agree": "toolkit.cli.agree:command",
     "export": "toolkit.cli.export:command",
     "trec_eval": "toolkit.cli.trec_eval:command",
+    "example": "toolkit.cli.example:group",
 }
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from toolkit.judging.assign import AssignResult
 
 
 @click.command()
@@ -70,6 +74,11 @@ def command(
         result = assign(
             store, parse_assessors(assessors), overlap=overlap, seed=seed, gold=gold, gold_documents=gold_docs
         )
+    say_assigned(result)
+
+
+def say_assigned(result: AssignResult) -> None:
+    """Per assessor: new items, the topics they are in and the topics owned; then the totals."""
     for name, count in result.per_assessor.items():
         topics, owned = result.topics_per_assessor[name], result.primary_topics[name]
         click.echo(f"{name}: {count} new items in {len(topics)} topics ({len(owned)} owned)")

@@ -19,27 +19,21 @@ def configured_guidelines(config: Mapping[str, object], root: Path) -> str | Non
     ``pool`` stores it in the campaign, so it becomes the campaign's own."""
     judge = config.get("judge")
     configured = judge.get("guidelines") if isinstance(judge, dict) else None
-    if not configured:
-        return None
-    path = root / str(configured)
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the guidelines ([judge] guidelines; {exc.strerror})") from None
+    return _read(root / str(configured)) if configured else None
 
 
 def read_guidelines(
     path: Path | None, store_meta: Mapping[str, str], config: Mapping[str, object], root: Path
 ) -> str | None:
     """The guidelines text: ``--guidelines FILE``, else the campaign's own, else ``[judge] guidelines``."""
-    if path is None:
-        if store_meta.get("guidelines"):
-            return store_meta["guidelines"]
-        judge = config.get("judge")
-        configured = judge.get("guidelines") if isinstance(judge, dict) else None
-        if not configured:
-            return None
-        path = root / str(configured)
+    if path is not None:
+        return _read(path)
+    if store_meta.get("guidelines"):
+        return store_meta["guidelines"]
+    return configured_guidelines(config, root)
+
+
+def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.errors import UsageError
 from toolkit.pooling.rounds import RoundResult
 from toolkit.workspace import Workspace
+
+if TYPE_CHECKING:
+    from toolkit.judging.assign import AssignResult
 
 #: What ``example campaign`` builds, and how it shares it out.
 EXAMPLE_CAMPAIGN = "stdlib.sqlite"
@@ -69,6 +74,15 @@ def pool_runs(
     )
 
 
+@dataclass(frozen=True)
+class ExampleCampaign:
+    """What ``example campaign`` made: the campaign, its first round, and how it was shared out."""
+
+    path: Path
+    round: RoundResult
+    assigned: AssignResult
+
+
 def example_campaign(
     ws: Workspace,
     *,
@@ -77,11 +91,11 @@ def example_campaign(
     overlap: float | str = EXAMPLE_OVERLAP,
     seed: int = 0,
     progress: Callable[[str, int, int], None] | None = None,
-) -> tuple[Path, RoundResult]:
+) -> ExampleCampaign:
     """The example campaign, ready to judge: every committed run of the workspace pooled at the workspace's
     depth into ``judging/stdlib.sqlite`` and shared out among ``assessors`` with ``overlap``. An existing
     campaign is never touched (it may hold judgments): remove it first to start over."""
-    from toolkit.judging.assign import assign, recorded_policy
+    from toolkit.judging.assign import assign
     from toolkit.judging.store import CampaignStore
 
     path = Path(output) if output is not None else ws.judging_dir / EXAMPLE_CAMPAIGN
@@ -95,10 +109,7 @@ def example_campaign(
     result = pool_runs(ws, runs, path, progress=progress)
     with CampaignStore.open(path) as store:
         shared = assign(store, list(assessors), overlap=overlap, seed=seed)
-        policy = recorded_policy(store)
-    return path, dataclasses.replace(
-        result, assigned=shared, unassigned=0, policy=policy, assignees=tuple(assessors)
-    )
+    return ExampleCampaign(path, dataclasses.replace(result, unassigned=0), shared)
 
 
 def _short(text: str, width: int = 48) -> str:

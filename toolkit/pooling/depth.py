@@ -18,18 +18,18 @@ def depth_pool(runs: Sequence[Run], *, depth: int, topics: Iterable[str] | None 
     if depth < 1:
         raise UsageError(f"--depth must be at least 1, got {depth}")
     names = run_names(runs)
+    order = {name: i for i, name in enumerate(names)}
     entries: dict[str, dict[str, tuple[Source, ...]]] = {}
     for query_id in topic_order(runs, topics):
         found: dict[str, list[Source]] = {}
         for run in runs:
             for rank, doc_id in enumerate(run.ranking(query_id)[:depth], start=1):
-                found.setdefault(doc_id, []).append((run.name, rank))
-        ordered = sorted(found.items(), key=lambda kv: _first_seen(kv[1], names))
-        entries[query_id] = {doc: tuple(sorted(src, key=lambda s: (s[1], s[0]))) for doc, src in ordered}
+                sources = found.get(doc_id)
+                if sources is None:
+                    found[doc_id] = [(run.name, rank)]
+                else:
+                    sources.append((run.name, rank))
+        # Best rank first, then the earliest run (in the order given) holding the doc at that rank.
+        keyed = sorted((min((rank, order[run]) for run, rank in src), doc) for doc, src in found.items())
+        entries[query_id] = {doc: tuple(sorted(found[doc], key=lambda s: (s[1], s[0]))) for _, doc in keyed}
     return Pool(entries=entries, strategy="depth", runs=names, depth=depth)
-
-
-def _first_seen(sources: list[Source], names: tuple[str, ...]) -> tuple[int, int]:
-    """Order key: best rank, then the earliest run (in the order given) holding the doc at that rank."""
-    best = min(rank for _, rank in sources)
-    return best, min(names.index(run) for run, rank in sources if rank == best)
