@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ ids = [line.rstrip("\n") for line in sys.stdin]
 with open(log, "a") as f:
     f.write(f"{mode} {len(ids)}\n")
 if mode == "broken":
-    print("not json"); sys.exit(0)
+    print("not json"); sys.stdout.flush(); time.sleep(30)
 if mode == "slow":
     time.sleep(5)
 for doc_id in reversed(ids):  # any order
@@ -95,12 +96,14 @@ def test_a_failing_batch_keeps_its_answers_and_names_the_exit_status(batch) -> N
     assert docs["silent"].fetch_error == "exit status 3: boom"
 
 
-def test_a_line_that_is_not_a_document_object_stops_the_fetch(batch) -> None:
+def test_a_line_that_is_not_a_document_object_stops_the_fetch_at_once(batch) -> None:
     make, _ = batch
+    start = time.monotonic()
     with pytest.raises(
         UsageError, match=r"\[docs\] command answer line 1: expected one JSON object per line"
     ):
         fetch_documents(make(DOCS, "broken"), ["d0", "d1", "d2"])
+    assert time.monotonic() - start < 10  # the broken command (sleeping 30 s) is killed, not waited for
 
 
 def test_a_silent_command_times_out(batch) -> None:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from toolkit.errors import UsageError
 from toolkit.formats.corpus import MAX_LINE_BYTES, DocRecord, doc_id_of, doc_record
@@ -232,18 +232,21 @@ def run_batch(
     except OSError as exc:
         yield from _all_failed(doc_ids, f"cannot run {argv[0]}: {exc.strerror}")
         return
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None  # noqa: S101 - PIPE
+    stdin, stdout, stderr_stream = cast(
+        "tuple[IO[bytes], IO[bytes], IO[bytes]]", (proc.stdin, proc.stdout, proc.stderr)
+    )
     stderr: list[bytes] = []
     lines: queue.Queue[bytes | None] = queue.Queue(maxsize=1000)
     threads = [
-        threading.Thread(target=_feed, args=(proc.stdin, doc_ids), daemon=True),
-        threading.Thread(target=_drain, args=(proc.stderr, stderr), daemon=True),
-        threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True),
+        threading.Thread(target=_feed, args=(stdin, doc_ids), daemon=True),
+        threading.Thread(target=_drain, args=(stderr_stream, stderr), daemon=True),
+        threading.Thread(target=_read_lines, args=(stdout, lines), daemon=True),
     ]
     for t in threads:
         t.start()
     answered: set[str] = set()
     reason: str | None = None
+    finished = False  # read to the end: the command exits by itself
     try:
         number = 0
         while True:
@@ -262,8 +265,9 @@ def run_batch(
                 continue
             answered.add(record.doc_id)
             yield record
+        finished = reason is None and not (cancel is not None and cancel.is_set())
     finally:
-        if proc.poll() is None and (reason is not None or (cancel is not None and cancel.is_set())):
+        if not finished and proc.poll() is None:  # timed out, cancelled, a broken answer, or abandoned
             proc.kill()
         try:
             proc.wait(timeout=timeout)
@@ -275,7 +279,7 @@ def run_batch(
                 lines.get(timeout=0.1)
         for t in threads:
             t.join(timeout=1.0)
-        for stream in (proc.stdout, proc.stderr):
+        for stream in (stdout, stderr_stream):
             stream.close()
     if reason is None and proc.returncode != 0:
         reason = exit_reason(proc.returncode, b"".join(stderr).decode("utf-8", "replace"))
