@@ -61,4 +61,25 @@ async def test_the_done_screen_gives_way_to_a_new_rounds_items(tmp_path: Path) -
         assert not isinstance(app.screen, DoneScreen)
         assert app.query_one(DocumentView).doc_id in ("doc-z", "doc-y")
         panel = str(app.query_one(ProgressPanel).render())
-        assert "Item 2 of 3" in panel and "+2 for you · 0 unassigned" in panel
+        assert "Item 2 of 3" in panel and panel.endswith("Pool        +2 new for you")
+
+
+@async_test
+async def test_the_window_says_how_many_items_nobody_was_given(tmp_path: Path) -> None:
+    path = build_campaign(tmp_path / "c.sqlite", QUEUE[:3])
+    with CampaignStore.open(path) as store:  # a round nobody assigned: no policy was recorded
+        store.add_round(
+            strategy="depth",
+            depth=20,
+            budget=None,
+            runs=["bm25"],
+            provenance={item: [("bm25", 3)] for item in QUEUE[3:]},
+            queued=QUEUE[3:],
+            stale=[],
+            snapshots=[snapshot(d, f"Title {d}", f"text of {d}") for _, d in QUEUE[3:]],
+            skipped=0,
+        )
+    app = judge_app(path, "alice", show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert str(app.query_one(ProgressPanel).render()).endswith("Pool        2 unassigned")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from toolkit.errors import StoreError
+from toolkit.judging.progress import pool_status
 from toolkit.judging.queue import SETTLED, item_status, next_index
 from toolkit.judging.records import CampaignTopic, Item, Judgment
 from toolkit.judging.store import CampaignStore
@@ -128,7 +129,7 @@ class JudgingSession:
             self._counts.setdefault(it.query_id, Counter())[self.status(it)] += 1
         self.last_ms: int | None = None
         self.new_items = 0  # assigned while the session was open (a new pool round)
-        self.unassigned = 0  # pool items nobody has yet, as of the last ``refresh``
+        self.unassigned = pool_status(store).unassigned  # pool items nobody has yet (updated by ``refresh``)
         # Resume where the assessor stopped: the queue's rule (first undecided, then first skipped).
         self.cursor: int | None = self._find_next(-1)
         self._shown_at = clock()

@@ -174,8 +174,10 @@ class ProgressPanel(Static):
             median = "–" if progress.median_ms is None else f"{progress.median_ms / 1000:.1f} s"
             last = "–" if progress.last_ms is None else f"{progress.last_ms / 1000:.1f} s"
             text.append(f"\nTime/judgment  median {median} · last {last}")
-        if progress.new_items or progress.unassigned:
-            text.append(f"\nNew round   +{progress.new_items} for you · {progress.unassigned} unassigned")
+        pool = [f"+{progress.new_items} new for you"] if progress.new_items else []
+        pool += [f"{progress.unassigned} unassigned"] if progress.unassigned else []
+        if pool:  # a pool round since the window opened, or items the organiser has not given anyone
+            text.append("\nPool        " + " · ".join(pool))
         self.update(text)
 
 
