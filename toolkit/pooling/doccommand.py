@@ -100,9 +100,6 @@ class CommandDocSource:
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             yield from pool.map(self.fetch, doc_ids)
 
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        return {d.doc_id: d for d in self.iter_documents(doc_ids)}
-
     def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
         return ask_versions(self.versions_template, doc_ids, cwd=self.cwd, timeout=self.timeout)
 
@@ -127,9 +124,6 @@ class BatchCommandDocSource:
 
         records = parallel_batches(doc_ids, one_batch, workers=self.workers, batch_max=self.batch_max)
         yield from documents_from(records)
-
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        return {d.doc_id: d for d in self.iter_documents(doc_ids)}
 
     def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
         return ask_versions(self.versions_template, doc_ids, cwd=self.cwd, timeout=self.timeout)

@@ -105,9 +105,6 @@ class CorpusDocSource:
             entry = self.documents.get(doc_id)
             yield failed(doc_id, f"not in {self.origin}") if entry is None else make_document(doc_id, *entry)
 
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        return {d.doc_id: d for d in self.iter_documents(doc_ids)}
-
     def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
         return {}
 
@@ -130,9 +127,6 @@ class CorpusFileDocSource:
             )
         for doc_id in dict.fromkeys(d for d in doc_ids if d in wanted):
             yield failed(doc_id, f"not in {self.path}")
-
-    def fetch_many(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        return {d.doc_id: d for d in self.iter_documents(doc_ids)}
 
     def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
         return {}  # telling a version means reading the line: no cheaper than fetching
@@ -189,12 +183,6 @@ class FolderDocSource:
 
     def versions(self, doc_ids: Sequence[str]) -> dict[str, str]:
         return {}
-
-
-def read_corpus(path: Path) -> CorpusDocSource:
-    """Read a whole JSONL or TSV corpus into memory (small corpora, tests); every defect names ``path:line``."""
-    docs = {r.doc_id: (r.title, r.text) for _, r in iter_corpus(path)}
-    return CorpusDocSource(docs, origin=str(path))
 
 
 def doc_source_from_option(spec: str | Path) -> DocSource:
