@@ -40,12 +40,13 @@ def cli(*args: str) -> str:
 
 
 def test_example_workspace_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for part in ("toolkit.toml", "topics", "runs", "qrels"):
+    for part in ("toolkit.toml", "topics", "runs", "qrels", "judging/guidelines.md"):
         src = ROOT / part
+        (tmp_path / part).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / part)
     monkeypatch.chdir(tmp_path)
 
-    # depth 1 keeps the doc command (one process per document) quick: every run's top document per topic
+    # depth 1: every run's top document per topic
     out = cli("pool", "runs/bm25.run", "runs/bm25f.run", "--depth", "1", "-o", "judging/example.sqlite")
     assert out.startswith("Round 1: 61 topics, ") and "0 fetch failures" in out
     # with 1–2 items per topic, overlap 0.5 shares round(0.5 × n) = 1 item of every topic (halves round up)
