@@ -334,5 +334,5 @@ def test_score_with_a_campaign_for_qrels_says_to_export_first(ws: Path) -> None:
     r = cli("score", "a.run", "--qrels", "c.sqlite")
     assert (r.exit_code, r.stderr) == (
         1,
-        "Error: c.sqlite: this is a campaign; export qrels first: trec-toolkit export c.sqlite -o qrels/c.qrels\n",
+        "Error: c.sqlite: this is a campaign; export qrels first: trec-toolkit export c.sqlite -o qrels/c-human.qrels\n",
     )

@@ -67,7 +67,7 @@ def _refuse_campaign(path: str | Path) -> None:
     except OSError:
         return  # the reader reports it
     if head == b"SQLite format 3\x00":
-        target = f"qrels/{Path(path).stem}.qrels"
+        target = f"qrels/{Path(path).stem}-human.qrels"  # not NAME.qrels: that may be the regex truth
         raise FormatError(
             path, None, f"this is a campaign; export qrels first: trec-toolkit export {path} -o {target}"
         )
