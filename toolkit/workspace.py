@@ -96,9 +96,14 @@ class Workspace:
         return self.section("workspace")
 
     @property
-    def default_topics(self) -> Path | None:
+    def default_topics(self) -> Path | str | None:
+        """``[workspace] topics``: a path under the root, or an ``ir_datasets:DATASET_ID`` source as written."""
+        from toolkit.formats.irds import is_irds
+
         topics = self.settings.get("topics")
-        return self.path(topics) if topics else None
+        if not topics:
+            return None
+        return str(topics) if is_irds(topics) else self.path(topics)
 
     @property
     def runs_dir(self) -> Path:
@@ -140,12 +145,19 @@ class Workspace:
         )
 
     def topics(self, path: str | Path | None = None) -> TopicSet:
-        """The topic set ``path`` (else ``[workspace] topics``), its path recorded relative to the workspace."""
+        """The topic set ``path`` (else ``[workspace] topics``), its path recorded relative to the workspace.
+
+        An ``ir_datasets:DATASET_ID`` source is not a file: it is neither looked up under the root nor made
+        relative, and is recorded as written.
+        """
+        from toolkit.formats.irds import is_irds
         from toolkit.formats.topics import read_topics
 
         topic_file = path or self.default_topics
         if topic_file is None:
             raise UsageError("no topic set: pass --topics PATH or set [workspace] topics in toolkit.toml")
+        if is_irds(topic_file):
+            return dataclasses.replace(read_topics(str(topic_file)), path=str(topic_file))
         return dataclasses.replace(read_topics(topic_file), path=self.relative(topic_file))
 
     def systems(self) -> dict[str, System]:
