@@ -78,8 +78,8 @@ def test_pool_assign_import_export(ws: Path) -> None:
 
     r = cli("judgments", "export", "judging/c.sqlite")
     assert r.stdout == (
-        "assessor\tquery_id\tdoc_id\tgrade\nalice\tq-1\td1\t3\nbob\tq-1\td1\t1\n"
-        "alice\t202\td4\tunrateable\nbob\t202\td5\t2\n"
+        "assessor\tquery_id\tdoc_id\tgrade\tnote\tduration_ms\nalice\tq-1\td1\t3\t\t\nbob\tq-1\td1\t1\t\t\n"
+        "alice\t202\td4\tunrateable\t\t\nbob\t202\td5\t2\t\t\n"
     )
     r = cli("judgments", "export", "judging/c.sqlite", "--log", "--format", "jsonl")
     assert [json.loads(line)["action"] for line in r.stdout.splitlines()] == [

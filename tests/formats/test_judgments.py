@@ -142,7 +142,7 @@ def test_jsonl_rows_by_suffix_or_content(tmp_path: Path) -> None:
     expected = [
         JudgmentRow(1, "alice", "q1", "d1", 2, "judge", "ok"),
         JudgmentRow(2, "bob", "q1", "d1", None, "skip"),
-        JudgmentRow(3, "bob", "q1", "d2", 0, "judge"),
+        JudgmentRow(3, "bob", "q1", "d2", 0, "judge", time="t"),
     ]
     assert read_judgment_rows(write(tmp_path, text, "j.jsonl")) == expected
     assert read_judgment_rows(write(tmp_path, text, "j.txt")) == expected  # sniffed: starts with {
@@ -219,9 +219,12 @@ def test_what_format_judgments_writes_reads_back(tmp_path: Path) -> None:
         _Judgment("bob", "q1", "d1", None, "unrateable", None),
     ]
     tsv = format_judgments(records)
-    assert tsv == "assessor\tquery_id\tdoc_id\tgrade\nalice\tq1\td1\t2\nbob\tq1\td1\tunrateable\n"
+    assert tsv == (
+        "assessor\tquery_id\tdoc_id\tgrade\tnote\tduration_ms\n"
+        "alice\tq1\td1\t2\ttwo\\nlines\t\nbob\tq1\td1\tunrateable\t\t\n"
+    )
     assert read_judgment_rows(write(tmp_path, tsv)) == [
-        JudgmentRow(2, "alice", "q1", "d1", 2, "judge"),
+        JudgmentRow(2, "alice", "q1", "d1", 2, "judge", "two\nlines"),
         JudgmentRow(3, "bob", "q1", "d1", None, "unrateable"),
     ]
     jsonl = format_judgments(records, "jsonl")
@@ -247,7 +250,7 @@ def test_log_tsv_escapes_tabs_and_newlines() -> None:
         content_hash: str | None = None
         undoes: int | None = None
 
-    assert format_log([Event()]).splitlines()[1] == "1\tt\ta\tq\td\tnote\t\tx y\\nz\t\t\t\t"
+    assert format_log([Event()]).splitlines()[1] == "1\tt\ta\tq\td\tnote\t\tx\\ty\\nz\t\t\t\t"
 
 
 def test_parse_integer_is_ascii_only() -> None:

@@ -31,7 +31,10 @@ GOOD = "assessor\tquery_id\tdoc_id\tgrade\n# a comment\nalice\tq1\td1\t2\nbob\t4
 def test_import_then_export_round_trip(tmp_path: Path, store: CampaignStore) -> None:
     assert import_judgments(store, write(tmp_path, GOOD)) == 3
     text = format_judgments(store.current_judgments())
-    assert text == "assessor\tquery_id\tdoc_id\tgrade\nalice\tq1\td1\t2\nbob\tq1\td1\t0\nbob\t401\td3\tskip\n"
+    assert text == (
+        "assessor\tquery_id\tdoc_id\tgrade\tnote\tduration_ms\n"
+        "alice\tq1\td1\t2\t\t\nbob\tq1\td1\t0\tnot it\t\nbob\t401\td3\tskip\t\t\n"
+    )
     assert store.current("bob", "q1", "d1").note == "not it"  # type: ignore[union-attr]
     rows = [json.loads(line) for line in format_judgments(store.current_judgments(), "jsonl").splitlines()]
     assert [(r["assessor"], r["grade"], r["action"], r["note"]) for r in rows] == [
@@ -104,6 +107,6 @@ def test_log_export(store: CampaignStore) -> None:
         == "event_id\ttime\tassessor\tquery_id\tdoc_id\taction\tgrade\tnote\tduration_ms\tposition\tcontent_hash\tundoes"
     )
     first = lines[1].split("\t")
-    assert (first[0], first[2:9]) == ("1", ["alice", "q1", "d1", "judge", "2", "tab here", "5"])
+    assert (first[0], first[2:9]) == ("1", ["alice", "q1", "d1", "judge", "2", "tab\\there", "5"])
     second = lines[2].split("\t")
     assert (second[5], second[6], second[11]) == ("undo", "", "1")

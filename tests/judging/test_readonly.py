@@ -31,7 +31,10 @@ JUDGMENTS = [
     ("bob", "401", "d3", 1),
 ]
 EXPORT_MAX = "q1 0 d1 3\n401 0 d3 1\n"  # max of 2 and 3; 1 and 1
-JUDGMENTS_TSV = "assessor\tquery_id\tdoc_id\tgrade\nalice\tq1\td1\t2\nbob\tq1\td1\t3\nalice\t401\td3\t1\nbob\t401\td3\t1\n"
+JUDGMENTS_TSV = (
+    "assessor\tquery_id\tdoc_id\tgrade\tnote\tduration_ms\n"
+    "alice\tq1\td1\t2\t\t\nbob\tq1\td1\t3\t\t\nalice\t401\td3\t1\t\t\nbob\t401\td3\t1\t\t\n"
+)
 
 
 def _drop_privileges() -> list[str]:

@@ -77,7 +77,7 @@ def read_judgments_tsv(path: str | Path, *, labels: Sequence[int] | None = None)
     Every bad line is a ``path:line`` error (``toolkit.formats.judgments``), duplicates included; with
     ``labels``, a grade outside them is an error at its line (the library could only name the item).
     """
-    from toolkit.formats.judgments import is_jsonl, read_judgment_rows
+    from toolkit.formats.judgments import judgments_format, read_judgment_rows
     from toolkit.formats.textfile import read_text
 
     text = read_text(path)
@@ -93,8 +93,7 @@ def read_judgments_tsv(path: str | Path, *, labels: Sequence[int] | None = None)
         raise FormatError(
             path, None, "no graded judgments (every line is skip or unrateable); agreement needs grades"
         )
-    kind = "jsonl" if is_jsonl(path, text) else "tsv"
-    return JudgmentSource(str(path), kind, tuple(out), None, dict(excluded))
+    return JudgmentSource(str(path), judgments_format(path, text), tuple(out), None, dict(excluded))
 
 
 def read_campaign(path: str | Path, *, include_gold: bool = False) -> JudgmentSource:

@@ -1,4 +1,4 @@
-"""``trec-toolkit judgments export|import``: a campaign's judgments as TSV/JSONL, and back in."""
+"""``trec-toolkit judgments export|import``: a campaign's judgments as TSV/CSV/JSONL, and back in."""
 
 from __future__ import annotations
 
@@ -27,17 +27,19 @@ def group() -> None:
     "--log", "full_log", is_flag=True, help="The full append-only log instead of current judgments."
 )
 @click.option("--include-gold", is_flag=True, help="Also the judgments of gold (quality-control) items.")
-@format_option("tsv", "jsonl", default="tsv")
+@format_option("tsv", "csv", "jsonl", default="tsv")
 @output_option
 def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str, output: Path | None) -> None:
-    """Write CAMPAIGN's current judgments (or, with --log, every event) as TSV or JSONL.
+    """Write CAMPAIGN's current judgments (or, with --log, every event) as TSV, CSV or JSONL.
 
-    The TSV has the columns assessor, query_id, doc_id, grade (a number, skip or unrateable): the format
-    `judgments import` and `agree` read. JSONL carries every field, notes and times included.
+    TSV and CSV have a header and the columns assessor, query_id, doc_id, grade (a number, skip or
+    unrateable), note and duration_ms; JSONL carries every field, the time of each judgment too. Every
+    layout is what `judgments import` and `agree` read back.
 
     \b
     Examples:
       trec-toolkit judgments export judging/example.sqlite -o judgments.tsv
+      trec-toolkit judgments export judging/example.sqlite --format csv -o judgments.csv
       trec-toolkit judgments export judging/example.sqlite --log --format jsonl -o log.jsonl
     """
     from toolkit.formats.judgments import format_judgments, format_log
@@ -55,9 +57,9 @@ def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str,
 @click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def import_command(campaign: Path, file: Path) -> None:
-    """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]; or JSONL) to CAMPAIGN.
+    """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]; CSV; JSONL) to CAMPAIGN.
 
-    FILE is what `judgments export` writes, in either format. Every line is checked first — unknown
+    FILE is what `judgments export` writes, in any of its formats. Every line is checked first — unknown
     topics, unknown documents and grades off the campaign's scale are reported as FILE:LINE errors — and
     nothing is imported unless the whole file is clean.
 

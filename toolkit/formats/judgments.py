@@ -1,4 +1,4 @@
-"""Judgments files: the TSV people edit in a spreadsheet, its JSONL twin, the log export, gold lists.
+"""Judgments files: the TSV people edit in a spreadsheet, its CSV and JSONL twins, the log export, gold lists.
 
 **Judgments TSV** (``judgments export`` writes it; ``judgments import`` and ``agree`` read it)::
 
@@ -7,12 +7,18 @@
 ``grade`` is an integer or the word ``skip`` / ``unrateable`` (decisions that are never grades). An optional
 first line naming the columns is a header; blank lines and ``#`` lines are skipped. Columns are split on
 tabs only and each is stripped, so a stray leading or trailing tab shows up as an empty column instead of
-shifting the others.
+shifting the others. In a note, ``\\n``, ``\\t``, ``\\r`` and ``\\\\`` stand for a line break, a tab, a
+carriage return and a backslash. With a header, the columns after ``grade`` are found by name: ``note``,
+``duration_ms`` (a whole number of milliseconds) and ``time`` are read, any other column is ignored — so the
+export's ``assessor query_id doc_id grade note duration_ms`` reads back whole.
+
+**Judgments CSV**: the same columns, comma-separated with the quoting of Python's ``csv`` module (a note may
+hold commas, quotes and line breaks as they are). Chosen by a ``.csv`` name.
 
 **Judgments JSONL**: one object per line with ``assessor``, ``query_id``, ``doc_id``, ``grade`` (an integer
-or null) and optionally ``action`` (``judge``, ``skip``, ``unrateable``) and ``note`` — what
-``judgments export --format jsonl`` writes (its other fields are ignored). Chosen by a ``.jsonl`` /
-``.ndjson`` name or a first line that starts with ``{``.
+or null) and optionally ``action`` (``judge``, ``skip``, ``unrateable``), ``note``, ``duration_ms`` and
+``time`` — what ``judgments export --format jsonl`` writes (its other fields are ignored). Chosen by a
+``.jsonl`` / ``.ndjson`` name or a first line that starts with ``{``.
 
 One reader serves every command, so a file gets the same ``path:line`` error whichever command reads it.
 The checks a file can carry on its own (columns, empty fields, assessor names, grade syntax, duplicates)
@@ -23,9 +29,11 @@ that checks more (e.g. unknown documents) still reports the first defect of the 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +45,8 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 TSV_COLUMNS = ("assessor", "query_id", "doc_id", "grade")
+#: What ``format_judgments`` writes as TSV and CSV: the four import columns, the note and the time spent.
+EXPORT_COLUMNS = (*TSV_COLUMNS, "note", "duration_ms")
 LOG_COLUMNS = (
     "event_id", "time", "assessor", "query_id", "doc_id", "action", "grade", "note",
     "duration_ms", "position", "content_hash", "undoes",
@@ -44,7 +54,10 @@ LOG_COLUMNS = (
 #: Grade-column words that are decisions but not grades.
 NON_GRADES = ("skip", "unrateable")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: The layouts ``format_judgments`` and ``format_log`` write.
+FORMATS = ("tsv", "csv", "jsonl")
 EXPECTED_TSV = "assessor<TAB>query_id<TAB>doc_id<TAB>grade"
+EXPECTED_CSV = "assessor,query_id,doc_id,grade"
 EXPECTED_JSONL = "one JSON object per line with assessor, query_id, doc_id and grade"
 
 #: ASCII decimal integers only (DESIGN §5): Python's ``int()`` would also take ``1_0`` and full-width digits.
@@ -62,6 +75,8 @@ class JudgmentRow:
     grade: int | None
     action: str
     note: str | None = None
+    duration_ms: int | None = None
+    time: str | None = None
 
 
 def assessor_problem(name: str) -> str | None:
@@ -81,11 +96,18 @@ def parse_integer(text: str) -> int | None:
 
 def is_jsonl(path: str | Path, text: str) -> bool:
     """A ``.jsonl``/``.ndjson`` name (``.gz`` allowed), or a first data line that opens a JSON object."""
+    return judgments_format(path, text) == "jsonl"
+
+
+def judgments_format(path: str | Path, text: str) -> str:
+    """``jsonl`` (by name or a first line opening an object), ``csv`` (by a ``.csv`` name), else ``tsv``."""
     name = Path(path).name.lower().removesuffix(".gz")
     if name.endswith(JSONL_SUFFIXES):
-        return True
+        return "jsonl"
+    if name.endswith(".csv"):
+        return "csv"
     first = next(iter_data_lines(path, text), None)
-    return first is not None and first[1].startswith("{")
+    return "jsonl" if first is not None and first[1].startswith("{") else "tsv"
 
 
 def iter_judgment_rows(
@@ -105,8 +127,12 @@ def iter_judgment_rows(
     """
     if text is None:
         text = read_text(path)
-    jsonl = is_jsonl(path, text)
-    rows = _jsonl_rows(path, text) if jsonl else _tsv_rows(path, text)
+    layout = judgments_format(path, text)
+    if layout == "jsonl":
+        rows = _jsonl_rows(path, text)
+    else:
+        lines = _tsv_lines(text) if layout == "tsv" else _csv_lines(path, text)
+        rows = _table_rows(path, lines, layout)
     allowed = set(scale) if scale is not None else None
     known = set(topics) if topics is not None else None
     seen: dict[tuple[str, str, str], int] = {}
@@ -138,7 +164,7 @@ def iter_judgment_rows(
         count += 1
         yield row
     if not count:
-        expected = EXPECTED_JSONL if jsonl else EXPECTED_TSV
+        expected = {"jsonl": EXPECTED_JSONL, "csv": EXPECTED_CSV}.get(layout, EXPECTED_TSV)
         raise FormatError(path, None, f"no judgments found (expected {expected})")
 
 
@@ -154,23 +180,53 @@ def read_judgment_rows(
     return list(iter_judgment_rows(path, topics=topics, scale=scale, scale_name=scale_name, text=text))
 
 
-def _tsv_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]]:
-    """Rows with well-formed columns; an unparsable grade comes back as None with its text (for the error)."""
-    first = True
+def _tsv_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Data lines split on tabs, each column stripped (not the line: a stray tab is an empty column)."""
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        # Not line.strip(): a leading or trailing tab is an empty column, which must be reported as such.
-        fields = [f.strip() for f in line.split("\t")]
+        yield number, [f.strip() for f in line.split("\t")]
+
+
+def _csv_lines(path: str | Path, text: str) -> Iterator[tuple[int, list[str]]]:
+    """Records of a CSV file (quoted fields may span lines) with the line each starts on."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    start = 1
+    try:
+        for record in reader:
+            number, start = start, reader.line_num + 1
+            if not any(f.strip() for f in record) or record[0].lstrip().startswith("#"):
+                continue
+            yield number, [f.strip() for f in record]
+    except csv.Error as exc:
+        raise FormatError(path, reader.line_num, f"not valid CSV ({exc}); expected {EXPECTED_CSV}") from None
+
+
+def _table_rows(
+    path: str | Path, lines: Iterable[tuple[int, list[str]]], layout: str
+) -> Iterator[tuple[JudgmentRow, str]]:
+    """Rows of a TSV or CSV file; an unparsable grade comes back as None with its text (for the error).
+
+    The columns after ``grade`` are what a header names there (``note``, ``duration_ms``, ``time`` are read,
+    others ignored); without a header, or with a header of just the four, a fifth column is the note.
+    """
+    names = ["note"]
+    first = True
+    sep = "tab" if layout == "tsv" else "comma"
+    for number, fields in lines:
         if first and [f.lower() for f in fields[:4]] == list(TSV_COLUMNS):
+            names = [f.lower() for f in fields[4:]] or names
             first = False
             continue
         first = False
-        if len(fields) not in (4, 5):
+        if not 4 <= len(fields) <= 4 + len(names):
+            wanted = (
+                "an optional note" if names == ["note"] else f"up to {len(names)} more named in the header"
+            )
             raise FormatError(
                 path,
                 number,
-                "expected 4 tab-separated columns (assessor query_id doc_id grade) and an optional note, "
+                f"expected 4 {sep}-separated columns (assessor query_id doc_id grade) and {wanted}, "
                 f"found {len(fields)}",
             )
         for column, (name, value) in enumerate(zip(TSV_COLUMNS, fields, strict=False), start=1):
@@ -178,14 +234,44 @@ def _tsv_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]]:
                 raise FormatError(
                     path, number, f"empty {name} (column {column}); fill it in or delete the line"
                 )
+        extra = dict(zip(names, fields[4:], strict=False))
+        note_text = extra.get("note") or ""
+        note = (_unescape(note_text) if layout == "tsv" else note_text) or None
+        duration = _duration(path, number, extra.get("duration_ms") or "")
+        time = extra.get("time") or None
         assessor, query_id, doc_id, grade_text = fields[:4]
-        note = fields[4].replace("\\n", "\n") if len(fields) == 5 and fields[4] else None
         word = grade_text.lower()
         if word in NON_GRADES:
-            yield JudgmentRow(number, assessor, query_id, doc_id, None, word, note), grade_text
+            row = JudgmentRow(number, assessor, query_id, doc_id, None, word, note, duration, time)
+            yield row, grade_text
         else:
             grade = parse_integer(grade_text)
-            yield JudgmentRow(number, assessor, query_id, doc_id, grade, "judge", note), repr(grade_text)
+            row = JudgmentRow(number, assessor, query_id, doc_id, grade, "judge", note, duration, time)
+            yield row, repr(grade_text)
+
+
+def _duration(path: str | Path, number: int, text: str) -> int | None:
+    if not text:
+        return None
+    value = parse_integer(text)
+    if value is None or value < 0:
+        raise FormatError(
+            path, number, f"expected a whole number of milliseconds in duration_ms, found {text!r}"
+        )
+    return value
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+_ESCAPED = re.compile(r"\\([ntr\\])")
+
+
+def _escape(text: str) -> str:
+    """A note in one TSV cell: backslash, tab and line breaks written as ``\\\\``, ``\\t``, ``\\n``, ``\\r``."""
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _unescape(text: str) -> str:
+    return _ESCAPED.sub(lambda m: _ESCAPES[m.group(1)], text)
 
 
 def _jsonl_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]]:
@@ -224,6 +310,18 @@ def _jsonl_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]
         note = record.get("note")
         if note is not None and not isinstance(note, str):
             raise FormatError(path, number, f"expected a string or null note, found {json.dumps(note)}")
+        duration = record.get("duration_ms")
+        if duration is not None and (
+            not isinstance(duration, int) or isinstance(duration, bool) or duration < 0
+        ):
+            raise FormatError(
+                path,
+                number,
+                f"expected a whole number of milliseconds or null duration_ms, found {json.dumps(duration)}",
+            )
+        time = record.get("time")
+        if time is not None and not isinstance(time, str):
+            raise FormatError(path, number, f"expected a string or null time, found {json.dumps(time)}")
         yield (
             JudgmentRow(
                 number,
@@ -233,6 +331,8 @@ def _jsonl_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]
                 grade if valid else None,
                 action,
                 (note.strip() or None) if note is not None else None,
+                duration,
+                time or None,
             ),
             json.dumps(grade),
         )
@@ -263,30 +363,43 @@ def iter_gold_rows(
 
 
 def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    return str(value).replace("\t", " ").replace("\r", " ").replace("\n", "\\n")
+    return "" if value is None else _escape(str(value))
 
 
 def format_judgments(judgments: Sequence[DataclassInstance], fmt: str = "tsv") -> str:
-    """Current judgments as TSV (the 4 import columns, readable by ``agree``) or JSONL (every field, notes too).
+    """Current judgments as TSV or CSV (``EXPORT_COLUMNS``, with a header) or JSONL (every field).
 
-    ``judgments`` are ``toolkit.judging.Judgment`` records (any dataclass with their fields).
+    Every layout reads back with ``read_judgment_rows`` — assessor, item, grade or decision, note and
+    duration (JSONL also the time) — so ``judgments import`` and ``agree`` take what ``judgments export`` writes. ``judgments`` are
+    ``toolkit.judging.Judgment`` records (any dataclass with their fields).
     """
     if fmt == "jsonl":
         return "".join(json.dumps(asdict(j), ensure_ascii=False, sort_keys=True) + "\n" for j in judgments)
-    lines = ["\t".join(TSV_COLUMNS)]
+    rows = []
     for j in judgments:
-        action = getattr(j, "action")  # noqa: B009 - any record with Judgment's fields
-        grade = str(getattr(j, "grade")) if action == "judge" else action  # noqa: B009
-        lines.append("\t".join(_cell(getattr(j, c)) for c in TSV_COLUMNS[:3]) + "\t" + _cell(grade))
-    return "\n".join(lines) + "\n"
+        fields = asdict(j)
+        if fields["action"] != "judge":
+            fields["grade"] = fields["action"]
+        rows.append([fields.get(c) for c in EXPORT_COLUMNS])
+    return _table(EXPORT_COLUMNS, rows, fmt)
 
 
 def format_log(events: Sequence[DataclassInstance], fmt: str = "tsv") -> str:
-    """The full append-only log (``toolkit.judging.LogEvent`` records) as TSV with a header, or JSONL."""
+    """The full append-only log (``toolkit.judging.LogEvent`` records) as TSV or CSV with a header, or JSONL."""
     if fmt == "jsonl":
         return "".join(json.dumps(asdict(e), ensure_ascii=False, sort_keys=True) + "\n" for e in events)
-    lines = ["\t".join(LOG_COLUMNS)]
-    lines.extend("\t".join(_cell(getattr(e, c)) for c in LOG_COLUMNS) for e in events)
+    return _table(LOG_COLUMNS, [[getattr(e, c) for c in LOG_COLUMNS] for e in events], fmt)
+
+
+def _table(columns: Sequence[str], rows: Iterable[Sequence[object]], fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown judgments format {fmt!r}; one of {', '.join(FORMATS)}")
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(["" if v is None else v for v in row] for row in rows)
+        return out.getvalue()
+    lines = ["\t".join(columns)]
+    lines.extend("\t".join(_cell(v) for v in row) for row in rows)
     return "\n".join(lines) + "\n"
