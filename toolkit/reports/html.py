@@ -28,18 +28,31 @@ def _inline(text: str) -> str:
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
 
-def render_html(document: Document) -> str:
+#: The page style scoped to one ``<div class="trec-toolkit">``, for a fragment inside someone else's page.
+_FRAGMENT_STYLE = "".join(
+    ", ".join(f".trec-toolkit {s.strip()}" for s in selectors.split(",")) + " {" + body + "\n"
+    for selectors, body in (rule.split("{", 1) for rule in _STYLE.strip().splitlines())
+    if selectors.strip() != "body"
+)
+
+
+def render_html(document: Document, *, fragment: bool = False) -> str:
+    """One self-contained page; ``fragment=True`` gives one ``<div>`` with a scoped style instead, to sit in
+    another page (a notebook's output cell) without restyling it."""
     title = document.title or "trec-toolkit report"
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
-        f"<style>{_STYLE}</style>",
-        "</head>",
-        "<body>",
-    ]
+    if fragment:
+        out = ['<div class="trec-toolkit">', f"<style>\n{_FRAGMENT_STYLE}</style>"]
+    else:
+        out = [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f"<title>{html.escape(title)}</title>",
+            f"<style>{_STYLE}</style>",
+            "</head>",
+            "<body>",
+        ]
     for block in document.blocks:
         if block.kind in ("h1", "h2", "h3"):
             out.append(f"<{block.kind}>{_inline(block.text)}</{block.kind}>")
@@ -68,5 +81,5 @@ def render_html(document: Document) -> str:
                 )
         else:
             raise ValueError(f"cannot render block kind {block.kind!r} as HTML")
-    out += ["</body>", "</html>"]
+    out += ["</div>"] if fragment else ["</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from toolkit.stats.comparison import ComparisonResult
 
@@ -31,8 +32,7 @@ def _slug(text: str) -> str:
 def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
     import matplotlib
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    plt = _Figures()
 
     plots: list[Plot] = []
     with matplotlib.rc_context(
@@ -113,3 +113,22 @@ def _png(fig: object, plt: object) -> bytes:
     fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})  # type: ignore[attr-defined]
     plt.close(fig)  # type: ignore[attr-defined]
     return buffer.getvalue()
+
+
+class _Figures:
+    """pyplot's ``subplots`` and ``close`` without pyplot: each figure gets its own Agg canvas, so drawing a
+    report never switches the process's backend (a notebook's inline plots keep working after a comparison
+    is displayed) and never opens a window."""
+
+    @staticmethod
+    def subplots(*, figsize: tuple[float, float]) -> tuple[object, Any]:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=figsize)
+        FigureCanvasAgg(fig)
+        return fig, fig.add_subplot()
+
+    @staticmethod
+    def close(fig: object) -> None:
+        """Nothing to release: the figure is not registered with pyplot."""
