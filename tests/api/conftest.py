@@ -1,4 +1,4 @@
-"""Fixtures of the public-API tests: a small ir_datasets dataset registered from local files (no download)."""
+"""Fixtures of the public-API tests: a small ir_datasets dataset (local files, no download), a small campaign."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from api_campaign import build_campaign
 
 TOPICS = """\
 <top>
@@ -49,3 +50,8 @@ def irds_dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
         ),
     )
     return name, root
+
+
+@pytest.fixture
+def example_campaign(tmp_path: Path) -> Path:
+    return build_campaign(tmp_path / "judging" / "example.sqlite")

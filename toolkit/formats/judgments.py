@@ -33,10 +33,10 @@ import csv
 import io
 import json
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import FormatError
 from toolkit.formats.textfile import iter_data_lines, read_text
@@ -133,6 +133,19 @@ def iter_judgment_rows(
     else:
         lines = _tsv_lines(text) if layout == "tsv" else _csv_lines(path, text)
         rows = _table_rows(path, lines, layout)
+    expected = {"jsonl": EXPECTED_JSONL, "csv": EXPECTED_CSV}.get(layout, EXPECTED_TSV)
+    yield from _checked(path, rows, topics, scale, scale_name, expected)
+
+
+def _checked(
+    path: str | Path,
+    rows: Iterable[tuple[JudgmentRow, str]],
+    topics: Collection[str] | None,
+    scale: Collection[int] | None,
+    scale_name: str,
+    expected: str,
+) -> Iterator[JudgmentRow]:
+    """The checks every source of rows shares (see ``iter_judgment_rows``), in row order."""
     allowed = set(scale) if scale is not None else None
     known = set(topics) if topics is not None else None
     seen: dict[tuple[str, str, str], int] = {}
@@ -164,8 +177,18 @@ def iter_judgment_rows(
         count += 1
         yield row
     if not count:
-        expected = {"jsonl": EXPECTED_JSONL, "csv": EXPECTED_CSV}.get(layout, EXPECTED_TSV)
         raise FormatError(path, None, f"no judgments found (expected {expected})")
+
+
+def judgment_rows_from_records(
+    records: Iterable[Mapping[str, Any]], *, where: str, scale: Collection[int] | None = None
+) -> list[JudgmentRow]:
+    """Rows from records shaped like JSONL objects (a DataFrame's rows), numbered from 1, checked as a file.
+
+    ``where`` names the source in errors (``<DataFrame>:3: …``).
+    """
+    rows = (_record_row(where, number, dict(record)) for number, record in enumerate(records, start=1))
+    return list(_checked(where, rows, None, scale, "the labels", EXPECTED_JSONL))
 
 
 def read_judgment_rows(
@@ -287,55 +310,62 @@ def _jsonl_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]
             ) from None
         if not isinstance(record, dict):
             raise FormatError(path, number, f"expected a JSON object, found {json.dumps(record)}")
-        for column, name in enumerate(TSV_COLUMNS[:3], start=1):
-            value = record.get(name)
-            if not isinstance(value, str) or not value.strip():
-                raise FormatError(
-                    path, number, f"empty {name} (field {column}); fill it in or delete the line"
-                )
-        action = record.get("action", "judge")
-        grade = record.get("grade")
-        if action not in ("judge", *NON_GRADES):
-            raise FormatError(
-                path,
-                number,
-                f"action {json.dumps(action)} cannot be imported; expected judge, skip or unrateable "
-                "(export current judgments, not the --log)",
-            )
-        if action != "judge" and grade is not None:
-            raise FormatError(
-                path, number, f"a {action} carries no grade (found {json.dumps(grade)}); set grade to null"
-            )
-        valid = isinstance(grade, int) and not isinstance(grade, bool)
-        note = record.get("note")
-        if note is not None and not isinstance(note, str):
-            raise FormatError(path, number, f"expected a string or null note, found {json.dumps(note)}")
-        duration = record.get("duration_ms")
-        if duration is not None and (
-            not isinstance(duration, int) or isinstance(duration, bool) or duration < 0
-        ):
-            raise FormatError(
-                path,
-                number,
-                f"expected a whole number of milliseconds or null duration_ms, found {json.dumps(duration)}",
-            )
-        time = record.get("time")
-        if time is not None and not isinstance(time, str):
-            raise FormatError(path, number, f"expected a string or null time, found {json.dumps(time)}")
-        yield (
-            JudgmentRow(
-                number,
-                record["assessor"].strip(),
-                record["query_id"].strip(),
-                record["doc_id"].strip(),
-                grade if valid else None,
-                action,
-                (note.strip() or None) if note is not None else None,
-                duration,
-                time or None,
-            ),
-            json.dumps(grade),
+        yield _record_row(path, number, record)
+
+
+def _record_row(path: str | Path, number: int, record: dict[str, Any]) -> tuple[JudgmentRow, str]:
+    """One JSON-shaped record checked field by field; the common checks are ``_checked``'s."""
+    for column, name in enumerate(TSV_COLUMNS[:3], start=1):
+        value = record.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise FormatError(path, number, f"empty {name} (field {column}); fill it in or delete the line")
+    action = record.get("action", "judge")
+    grade = record.get("grade")
+    if action not in ("judge", *NON_GRADES):
+        raise FormatError(
+            path,
+            number,
+            f"action {_shown(action)} cannot be imported; expected judge, skip or unrateable "
+            "(export current judgments, not the --log)",
         )
+    if action != "judge" and grade is not None:
+        raise FormatError(
+            path, number, f"a {action} carries no grade (found {_shown(grade)}); set grade to null"
+        )
+    valid = isinstance(grade, int) and not isinstance(grade, bool)
+    note = record.get("note")
+    if note is not None and not isinstance(note, str):
+        raise FormatError(path, number, f"expected a string or null note, found {_shown(note)}")
+    duration = record.get("duration_ms")
+    if duration is not None and (not isinstance(duration, int) or isinstance(duration, bool) or duration < 0):
+        raise FormatError(
+            path,
+            number,
+            f"expected a whole number of milliseconds or null duration_ms, found {_shown(duration)}",
+        )
+    time = record.get("time")
+    if time is not None and not isinstance(time, str):
+        raise FormatError(path, number, f"expected a string or null time, found {_shown(time)}")
+    row = JudgmentRow(
+        number,
+        record["assessor"].strip(),
+        record["query_id"].strip(),
+        record["doc_id"].strip(),
+        grade if valid else None,
+        action,
+        (note.strip() or None) if note is not None else None,
+        duration,
+        time or None,
+    )
+    return row, _shown(grade)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON shows it (``"2"``, ``true``, ``null``); anything JSON cannot hold by its repr."""
+    try:
+        return json.dumps(value)
+    except TypeError:
+        return repr(value)
 
 
 def iter_gold_rows(
