@@ -1,0 +1,46 @@
+"""`visible`: text from outside made harmless for a terminal (issue 11.8)."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+from toolkit.formats.text import visible
+
+#: The sequences of the issue: clear screen, window title (OSC 2), a hyperlink (OSC 8), the clipboard (OSC 52).
+ATTACKS = {
+    "clear": "\x1b[2J\x1b[H",
+    "title": "\x1b]2;pwned\x07",
+    "link": "\x1b]8;;https://evil.example/\x1b\\click me\x1b]8;;\x1b\\",
+    "clipboard": "\x1b]52;c;cm0gLXJmIH4K\x07",
+    "c1 csi": "\x9b2J",
+}
+
+
+def test_every_control_character_is_replaced_and_only_those() -> None:
+    # The oracle is the Unicode database: category Cc is exactly C0, DEL and C1.
+    controls = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cc"]
+    assert len(controls) == 65
+    shown = visible("".join(controls))
+    assert not any(unicodedata.category(c) == "Cc" for c in shown.replace("\n", "").replace("\t", ""))
+    assert shown.count("\n") == 1 and shown.count("\t") == 1
+    one_line = visible("".join(controls), one_line=True)
+    assert not any(unicodedata.category(c) == "Cc" for c in one_line)
+    # everything else passes untouched, including non-ASCII separators and emoji
+    other = "naïve – café\u00a0\u2028 日本 🙂 [b]x[/b] \\x1b"
+    assert visible(other) == other
+
+
+def test_the_stand_ins_read_as_the_sequence() -> None:
+    assert visible(ATTACKS["clear"]) == "␛[2J␛[H"
+    assert visible(ATTACKS["title"]) == "␛]2;pwned␇"
+    assert visible(ATTACKS["link"]) == "␛]8;;https://evil.example/␛\\click me␛]8;;␛\\"
+    assert visible(ATTACKS["clipboard"]) == "␛]52;c;cm0gLXJmIH4K␇"
+    assert visible(ATTACKS["c1 csi"]) == "\\x9b2J"
+    assert visible("a\x00b\x7fc") == "a␀b␡c"
+
+
+def test_line_breaks_and_tabs() -> None:
+    assert visible("one\r\ntwo\tthree\n") == "one\ntwo\tthree\n"
+    assert visible("overwrite\rme") == "overwrite␍me"
+    assert visible("a\nb\tc", one_line=True) == "a␊b␉c"
