@@ -52,7 +52,7 @@ def test_resuming_a_session_and_undo(tmp_path: Path, store: CampaignStore) -> No
     assert session.undo() is not None and session.cursor == 1  # the skip was the latest decision
     assert store.current("alice", "q1", "d2") is None
     session.note("first thought")
-    assert session.note_text() == ""  # a note on an undecided item waits in the log for its decision
+    assert session.note_text() == "first thought"  # a note on an undecided item is kept and shown
     session.grade(2)
     assert store.current("alice", "q1", "d2").note == "first thought"  # type: ignore[union-attr]
 

@@ -73,12 +73,32 @@ async def test_adjudication_walks_widest_disagreement_first_and_records_grades(t
 
 
 @async_test
-async def test_adjudication_without_disagreements_says_so(campaign: Path) -> None:
-    app = adjudicate_app(campaign, "carol", show_times=False)
+async def test_adjudication_before_anyone_judged_says_so_not_all_adjudicated(tmp_path: Path) -> None:
+    path = build_campaign(tmp_path / "fresh.sqlite", assessors=("alice", "bob"))
+    with CampaignStore.open(path) as store:
+        store.record("alice", "t1", "doc-a", grade=3)  # one assessor's grade is nothing to compare yet
+    app = adjudicate_app(path, "carol", show_times=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, DoneScreen)
-        assert "No disagreements" in app.screen.summary
+        assert app.screen.title_text == "Nothing to adjudicate"
+        assert "No item has two assessors' grades yet" in app.screen.summary.plain
+        assert "adjudicated" not in app.screen.summary.plain
+        await pilot.press("q")
+    assert app.return_value == "No item has two assessors' grades yet: nothing to adjudicate.\n"
+
+
+@async_test
+async def test_adjudication_when_everyone_agrees_says_so(tmp_path: Path) -> None:
+    path = build_campaign(tmp_path / "agree.sqlite", assessors=("alice", "bob"))
+    with CampaignStore.open(path) as store:
+        for assessor in ("alice", "bob"):
+            store.record(assessor, "t1", "doc-a", grade=2)
+    app = adjudicate_app(path, "carol", show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, DoneScreen)
+        assert app.screen.summary.plain.startswith("No disagreements to adjudicate: every item graded by two")
 
 
 @async_test

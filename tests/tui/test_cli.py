@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from toolkit.cli import main
 from toolkit.errors import ConfigError
 from toolkit.tui.keymap import load_keymap, short_label
-from toolkit.tui.widgets import looks_like_markdown, query_terms
+from toolkit.tui.widgets import query_terms
 
 KNOWN = "grade-0, grade-1, grade-2, grade-3, skip, unrateable, undo, next, previous, note, guidelines, find, help, quit"
 
@@ -75,12 +75,9 @@ def test_keymap_sources_and_precedence(tmp_path: Path) -> None:
         load_keymap([0, 1], keys_file=tmp_path / "nope.toml")
 
 
-def test_grade_labels_markdown_detection_and_query_terms() -> None:
+def test_grade_labels_and_query_terms() -> None:
     assert short_label(3, "Highly relevant: the page a user is looking for") == "Highly relevant"
     assert short_label(1, "somewhat") == "Grade 1"
-    assert looks_like_markdown("# Title\n\nbody")
-    assert looks_like_markdown("Use `foo` and see [bar](http://x)")
-    assert not looks_like_markdown("Plain text about hash tables - and more.")
     assert query_terms("How do I make a type Hashable?") == ["hashable", "make", "type"]
 
 

@@ -310,7 +310,7 @@ def test_query_terms_are_highlighted_in_rendered_markdown() -> None:
 
     console = Console(width=60)
     doc = Document("d", "t", "# Hashable\n\nA `Hasher` feeds **hash** values.", None)
-    lines = render_document(doc, "the Hash protocol").lines(console, console.options)
+    lines = render_document(doc, "the Hash protocol", doc_format="markdown").lines(console, console.options)
     painted = [
         line.plain[span.start : span.end]
         for line in lines

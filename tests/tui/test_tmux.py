@@ -33,7 +33,8 @@ class Terminal:
         self.socket = f"trec-toolkit-test-{uuid.uuid4().hex[:8]}"
         # The size from the first frame on (no 80×24 frame before a resize), and no status line.
         self.config = workdir / "tmux.conf"
-        self.config.write_text("set -g default-size 110x36\nset -g status off\n")
+        # set-clipboard on: an OSC 52 sequence that reached tmux would land in its paste buffers.
+        self.config.write_text("set -g default-size 110x36\nset -g status off\nset -g set-clipboard on\n")
 
     def tmux(self, *args: str) -> str:
         # COLUMNS/LINES (pytest may set them) would override the pane's real size in the app.
@@ -64,6 +65,12 @@ class Terminal:
                 return screen
             time.sleep(0.05)
         raise AssertionError(f"{text!r} never appeared on screen; last screen:\n{self.screen()}")
+
+    def title(self) -> str:
+        return self.tmux("display-message", "-p", "-t", "judge", "#{pane_title}")
+
+    def buffers(self) -> str:
+        return self.tmux("list-buffers")
 
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "judge", *keys)
@@ -128,5 +135,49 @@ def test_sigkill_mid_session_loses_nothing_and_restart_resumes(tmp_path: Path) -
             time.sleep(0.05)
         assert not term.alive()
         assert decisions(path)[-1] == ("judge", expected.doc_id, 3)
+    finally:
+        term.close()
+
+
+#: Issue 11.8: clear screen, window title (OSC 2), a hyperlink (OSC 8), the clipboard (OSC 52), 8-bit CSI.
+ATTACK = (
+    "\x1b[2J\x1b[H cleared"
+    " \x1b]2;PWNED-TITLE\x07"
+    " \x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"
+    " \x1b]52;c;cm0gLXJmIH4K\x07"
+    " \x9b2J"
+)
+
+
+def test_escape_sequences_in_campaign_text_are_shown_not_obeyed(tmp_path: Path) -> None:
+    from tui_helpers import TOPICS
+
+    topics = [
+        type(TOPICS[0])("t1", "hashable \x1b]2;TOPIC-TITLE\x07protocol", "desc \x1b[2J here", "narr", "prose")
+    ]
+    docs = {"doc-x": ("Title \x1b]2;DOC-TITLE\x07", f"Intro line.\n\n{ATTACK}\n\nLast line.")}
+    path = build_campaign(tmp_path / "esc.sqlite", [("t1", "doc-x")], docs=docs, topics=topics)
+    with CampaignStore.open(path) as store:
+        store.add_note("alice", "t1", "doc-x", "note \x1b]52;c;bm90ZQ==\x07 end")
+        store.record("alice", "t1", "doc-x", action="skip")
+    term = Terminal(tmp_path)
+    try:
+        term.start([str(SCRIPT), "judge", str(path), "--assessor", "alice"], tmp_path)
+        term.wait_for("Last line.")
+        before = term.title()
+        time.sleep(0.5)
+        screen = term.screen()
+        # Made visible, in order, on the screen: the sequences are text now.
+        for shown in ("␛[2J␛[H cleared", "␛]2;PWNED-TITLE␇", "␛]8;;https://evil.example/␛\\click", "␛]52;c;"):
+            assert shown in screen, screen
+        assert "\\x9b2J" in screen
+        assert "␛]2;DOC-TITLE␇" in screen and "␛]2;TOPIC-TITLE␇" in screen and "␛]52;c;bm90ZQ==␇" in screen
+        # Not obeyed: the screen was not cleared (the header, drawn first, is still there), the pane title
+        # is unchanged, and no OSC 52 reached tmux's clipboard.
+        assert "trec-toolkit judge" in screen and "Intro line." in screen
+        assert "PWNED" not in term.title() and "TITLE" not in term.title()
+        assert term.title() == before
+        assert term.buffers() == ""
+        term.keys("q")
     finally:
         term.close()

@@ -39,7 +39,7 @@ def command(
     Example:
       trec-toolkit adjudicate judging/example.sqlite --adjudicator carol
     """
-    from toolkit.judging.guidelines import read_guidelines
+    from toolkit.judging.guidelines import document_format, read_guidelines
     from toolkit.judging.store import CampaignStore
     from toolkit.tui.keymap import load_keymap
     from toolkit.workspace import load_workspace
@@ -47,7 +47,19 @@ def command(
     workspace = load_workspace(config)
     with CampaignStore.open(campaign) as store:
         keymap = load_keymap(sorted(store.grades()), config=workspace.config, keys_file=keys_file)
-        text = read_guidelines(guidelines, store.meta(), workspace.config, workspace.root)
+        meta = store.meta()
+        text = read_guidelines(guidelines, meta, workspace.config, workspace.root)
+        doc_format = document_format(meta, workspace.config)
     from toolkit.tui.adjudicate import adjudicate_app
 
-    adjudicate_app(campaign, adjudicator, keymap=keymap, guidelines=text, include_done=include_done).run()
+    app = adjudicate_app(
+        campaign,
+        adjudicator,
+        keymap=keymap,
+        guidelines=text,
+        include_done=include_done,
+        doc_format=doc_format,
+    )
+    summary = app.run()
+    if summary:
+        click.echo(summary, nl=False)

@@ -41,15 +41,16 @@ def command(
     """Judge the documents of CAMPAIGN assigned to --assessor, one key per grade.
 
     \b
-    Every judgment is saved before the next document appears; quit any time (q) and run the same
-    command to resume where you stopped. Keys: 0–3 grade (the campaign's scale), s skip, x unrateable,
+    Every judgment is saved before the next document appears (when the campaign is busy, the screen
+    says "saving…" and goes on, and q waits until everything is saved); quit any time (q) and run the
+    same command to resume where you stopped. Quitting prints what you did. Keys: 0–3 grade (the campaign's scale), s skip, x unrateable,
     u undo, n/p next/previous, c note, g guidelines, / find, ? help, q quit.
     \b
     Examples:
       trec-toolkit judge judging/example.sqlite --assessor alice
       trec-toolkit judge judging/example.sqlite --progress        # the organiser's view
     """
-    from toolkit.judging.guidelines import read_guidelines
+    from toolkit.judging.guidelines import document_format, read_guidelines
     from toolkit.judging.store import CampaignStore
     from toolkit.tui.keymap import load_keymap
     from toolkit.workspace import load_workspace
@@ -65,7 +66,14 @@ def command(
         raise UsageError("judge: pass --assessor NAME (or --progress for the organiser's screen)")
     with CampaignStore.open(campaign) as store:
         keymap = load_keymap(sorted(store.grades()), config=workspace.config, keys_file=keys_file)
-        text = read_guidelines(guidelines, store.meta(), workspace.config, workspace.root)
+        meta = store.meta()
+        text = read_guidelines(guidelines, meta, workspace.config, workspace.root)
+        doc_format = document_format(meta, workspace.config)
     from toolkit.tui.app import judge_app
 
-    judge_app(campaign, assessor, keymap=keymap, guidelines=text, show_times=not hide_times).run()
+    app = judge_app(
+        campaign, assessor, keymap=keymap, guidelines=text, show_times=not hide_times, doc_format=doc_format
+    )
+    summary = app.run()
+    if summary:
+        click.echo(summary, nl=False)

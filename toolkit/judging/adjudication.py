@@ -2,31 +2,52 @@
 
 The walk list is fixed when the session starts — the store's disagreements, widest spread first, without
 those already adjudicated (unless ``include_done``) — so that ``n``/``p`` move through a stable list while
-grades are being recorded. Each adjudication is written to the store (append-only log, ``adjudicate``
-action) before the cursor moves.
+grades are being recorded. Each adjudication is an ``adjudicate`` event in the append-only log; like the
+judging session's decisions it goes through ``toolkit.judging.outbox`` (committed before the method
+returns with ``write_through``, queued for the screen's writer otherwise), and ``undo`` is conditional on
+the adjudication this window saw being still the latest.
 """
 
 from __future__ import annotations
 
+from toolkit.judging import log as judgment_log
 from toolkit.judging.disagreements import disagreements
+from toolkit.judging.outbox import LocalLog, Outcome
 from toolkit.judging.records import Disagreement, Item, Judgment
+from toolkit.judging.session import Conflict
 from toolkit.judging.store import CampaignStore
+
+_ADJUDICATE = frozenset({"adjudicate"})
 
 
 class AdjudicationSession:
     """The adjudicator's walk: a ``toolkit.judging.session.Session`` over the disagreements."""
 
-    def __init__(self, store: CampaignStore, adjudicator: str, *, include_done: bool = False) -> None:
+    def __init__(
+        self,
+        store: CampaignStore,
+        adjudicator: str,
+        *,
+        include_done: bool = False,
+        write_through: bool = True,
+    ) -> None:
         self.store = store
         self.adjudicator = adjudicator
         self.grades = store.grades()
         everything = disagreements(store)
         self.items: list[Disagreement] = [d for d in everything if include_done or d.adjudicated is None]
+        #: True when nobody has graded an item that another assessor graded too (nothing to disagree on).
+        self.nothing_shared = not everything and not _shared_items(store)
         self._index = {(d.query_id, d.doc_id): i for i, d in enumerate(self.items)}
-        adjudications = store.adjudications()
-        self.decided: dict[tuple[str, str], Judgment] = {
-            key: adjudications[key] for key in self._index if key in adjudications
-        }
+        # The latest adjudication in force by anyone else; this adjudicator's own come from the local log.
+        others = judgment_log.derive_current(
+            e for e in store.events(actions=("adjudicate", "undo")) if e.assessor != adjudicator
+        )
+        self._others: dict[tuple[str, str], Judgment] = {}
+        for j in sorted(others.values(), key=lambda j: j.event_id):
+            if j.action == "adjudicate":
+                self._others[(j.query_id, j.doc_id)] = j
+        self.log = LocalLog(store, adjudicator, write_through=write_through, hashes=store.latest_hashes())
         self.notes: dict[tuple[str, str], str] = {}
         self.cursor: int | None = self._find_next(-1)
 
@@ -43,7 +64,18 @@ class AdjudicationSession:
         return Item(self.adjudicator, d.query_id, d.doc_id, position=self.cursor)
 
     def adjudication(self, query_id: str, doc_id: str) -> Judgment | None:
-        return self.decided.get((query_id, doc_id))
+        """The adjudication in force: this adjudicator's own (queued ones included), else another's."""
+        key = (query_id, doc_id)
+        return self.log.decision(key, actions=_ADJUDICATE) or self._others.get(key)
+
+    @property
+    def decided(self) -> dict[tuple[str, str], Judgment]:
+        out = {}
+        for key in self._index:
+            j = self.adjudication(*key)
+            if j is not None:
+                out[key] = j
+        return out
 
     def decision(self, item: Item) -> Judgment | None:
         """The current adjudication of ``item`` (shown with the document)."""
@@ -74,8 +106,7 @@ class AdjudicationSession:
         if d is None or self.cursor is None:
             return
         key = (d.query_id, d.doc_id)
-        self.store.adjudicate(self.adjudicator, d.query_id, d.doc_id, grade, note=self.notes.get(key))
-        self.decided[key] = self.store.adjudications()[key]
+        self.log.append(key, "adjudicate", grade=grade, note=self.notes.get(key))
         self.cursor = self._find_next(self.cursor)
 
     def skip(self) -> None:
@@ -93,18 +124,22 @@ class AdjudicationSession:
 
     def undo(self) -> Item | None:
         """Cancel the adjudicator's latest adjudication still in force and go back to it."""
-        item = self.store.undo(self.adjudicator)
-        if item is None:
+        target = self.log.latest_decision()
+        if target is None:
             return None
-        key = (item.query_id, item.doc_id)
-        current = self.store.adjudications().get(key)
-        if current is None:
-            self.decided.pop(key, None)
-        else:
-            self.decided[key] = current
+        key = (target.query_id, target.doc_id)
+        self.log.append(key, "undo", undoes=target.event_id, expect=target.event_id)
         if key in self._index:
             self.cursor = self._index[key]
-        return item
+        return Item(self.adjudicator, key[0], key[1], position=self._index.get(key, -1))
+
+    def apply(self, outcome: Outcome) -> Conflict | None:
+        """Take in what the writer's store did with a queued write; a refused undo comes back as a Conflict."""
+        self.log.apply(outcome)
+        if not outcome.conflict:
+            return None
+        key = outcome.write.key
+        return Conflict(Item(self.adjudicator, key[0], key[1], -1), outcome.current, None, None)
 
     def next(self) -> bool:
         start = -1 if self.cursor is None else self.cursor
@@ -124,6 +159,19 @@ class AdjudicationSession:
         n = len(self.items)
         for k in range(1, n + 1):
             i = (after + k) % n
-            if (self.items[i].query_id, self.items[i].doc_id) not in self.decided:
+            if self.adjudication(self.items[i].query_id, self.items[i].doc_id) is None:
                 return i
         return None
+
+
+def _shared_items(store: CampaignStore) -> bool:
+    """Some item has grades from two or more assessors (they may all agree)."""
+    seen: set[tuple[str, str]] = set()
+    for j in store.current_judgments():
+        if j.action != "judge":
+            continue
+        key = (j.query_id, j.doc_id)
+        if key in seen:
+            return True
+        seen.add(key)
+    return False

@@ -1,9 +1,15 @@
-"""Which assessor guidelines the judging screens show (``g``): one precedence rule for judge and adjudicate.
+"""What the judging screens show besides the documents: one precedence rule each for judge and adjudicate.
+
+**Guidelines** (``g``):
 
 ``--guidelines FILE`` first; else the campaign's own (stored by ``pool`` in the campaign's metadata: the
 ``[judge] guidelines`` file of the workspace that pooled it, else the topic set's description — so every
 assessor of a campaign reads the same text wherever they run from); else ``[judge] guidelines`` in
 ``toolkit.toml``, relative to the workspace; else none (the screen shows the grade scale only).
+
+**The documents' format** (how their text is rendered): the campaign's ``doc_format`` (recorded when it was
+pooled), else ``[docs] format`` in ``toolkit.toml`` (the doc source's declaration), else ``text`` — which
+keeps every line break and renders nothing, the one reading that is never wrong.
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from toolkit.errors import UsageError
+from toolkit.errors import ConfigError, UsageError
+from toolkit.formats.text import DOC_FORMATS
 
 
 def configured_guidelines(config: Mapping[str, object], root: Path) -> str | None:
@@ -38,3 +45,20 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the guidelines ({exc.strerror})") from None
+
+
+def document_format(store_meta: Mapping[str, str], config: Mapping[str, object]) -> str:
+    """``text``, ``markdown`` or ``html``: the campaign's ``doc_format``, else ``[docs] format``, else text."""
+    declared = store_meta.get("doc_format")
+    where = "the campaign's doc_format"
+    if not declared:
+        docs = config.get("docs")
+        declared = docs.get("format") if isinstance(docs, dict) else None
+        where = "toolkit.toml [docs] format"
+    if declared is None:
+        return "text"
+    if declared not in DOC_FORMATS:
+        raise ConfigError(
+            f"{where}: {declared!r} is not a document format; use one of {', '.join(DOC_FORMATS)}"
+        )
+    return str(declared)

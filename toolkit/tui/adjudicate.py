@@ -2,7 +2,7 @@
 
 Same screen as judging (topic, grades, document) plus each assessor's grade and note; the disagreements
 come widest spread first. The adjudicator sees who graded what (that is the job) but still no run names
-or ranks.
+or ranks. Writes go through the same queue and writer as judging (``toolkit.tui.app``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from toolkit.formats.text import visible
 from toolkit.judging.adjudication import AdjudicationSession
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.app import CampaignApp, action_bindings, grade_bindings
+from toolkit.tui.widgets import shown
 
 
 class AssessorsPanel(Static):
@@ -31,14 +33,14 @@ class AssessorsPanel(Static):
         for i, g in enumerate(sorted(d.grades, key=lambda g: (-g.grade, g.assessor))):
             if i:
                 text.append("\n")
-            text.append(f"{g.assessor}: ", style="bold")
+            text.append_text(shown(f"{visible(g.assessor, one_line=True)}: ", style="bold"))
             text.append(f"grade {g.grade}")
             if g.note:
-                text.append(f"\n  “{g.note}”", style="italic")
+                text.append_text(shown(f"\n  “{visible(g.note, one_line=True)}”", style="italic"))
         text.append(f"\n\nSpread {d.spread}", style="dim")
         pending = session.notes.get((d.query_id, d.doc_id))
         if pending:
-            text.append(f"\nYour note: {pending}", style="italic")
+            text.append_text(shown(f"\nYour note: {visible(pending, one_line=True)}", style="italic"))
         self.update(text)
 
 
@@ -55,7 +57,6 @@ class AdjudicateApp(CampaignApp):
     """Walk the disagreements; build it with :func:`adjudicate_app` (the bindings depend on the scale)."""
 
     TITLE = "trec-toolkit adjudicate"
-    DONE_TITLE = "All disagreements adjudicated"
     LAST_MESSAGE = "This is the last disagreement."
     FIRST_MESSAGE = "This is the first disagreement."
     session: AdjudicationSession
@@ -70,8 +71,12 @@ class AdjudicateApp(CampaignApp):
         **options: Any,
     ) -> None:
         super().__init__(store, path=path, **options)
-        self.session = AdjudicationSession(store, adjudicator, include_done=include_done)
-        self.sub_title = f"{path.stem} · adjudicator {adjudicator}"
+        self.session = AdjudicationSession(store, adjudicator, include_done=include_done, write_through=False)
+        self.sub_title = visible(f"{path.stem} · adjudicator {adjudicator}", one_line=True)
+        if not self.session.items:
+            self.DONE_TITLE = "Nothing to adjudicate"
+        else:
+            self.DONE_TITLE = "All disagreements adjudicated"
 
     def side_panels(self) -> list[Widget]:
         return [
@@ -79,21 +84,42 @@ class AdjudicateApp(CampaignApp):
             AdjudicationProgress(id="progress", classes="panel"),
         ]
 
+    def position(self) -> str:
+        if self.session.cursor is None:
+            return f"{self.session.done_count} of {len(self.session.items)} adjudicated"
+        return f"Disagreement {self.session.cursor + 1} of {len(self.session.items)}"
+
     def refresh_panels(self) -> None:
         self.query_one(AssessorsPanel).show_grades(self.session)
         self.query_one(AdjudicationProgress).show_progress(self.session)
+        self._show_border()
 
-    def done_summary(self) -> str:
+    def done_summary(self) -> Text:
+        if self.session.nothing_shared:
+            return Text(
+                "No item has two assessors' grades yet, so there is nothing to adjudicate.\n\n"
+                "Disagreements appear once two assessors have graded the same item (`assign --overlap`); "
+                "come back when they have judged."
+            )
         if not self.session.items:
-            return "No disagreements to adjudicate: every item graded by two or more assessors has one grade."
-        return (
-            f"All {len(self.session.items)} disagreements are adjudicated and saved.\n\n"
+            return Text(
+                "No disagreements to adjudicate: every item graded by two or more assessors has one grade."
+            )
+        return Text(
+            f"All {len(self.session.items)} disagreements are adjudicated"
+            f"{' and saved' if not len(self.session.log.outbox) else ''}.\n\n"
             "u undoes your last adjudication, p goes back through the list, q quits."
         )
 
-    def note_saved(self) -> None:
+    def closing_summary(self) -> str:
+        if self.session.nothing_shared:
+            return "No item has two assessors' grades yet: nothing to adjudicate.\n"
+        return f"Adjudicated {self.session.done_count} of {len(self.session.items)} disagreements.\n"
+
+    def note_saved(self, had_decision: bool) -> None:
         """The pending note shows in the assessors panel (it is saved with the next grade)."""
         self.refresh_panels()
+        self.notify("Note kept: it is saved with your adjudicated grade for this item.")
 
 
 #: Adjudication has no "unrateable": an adjudicator settles a grade or leaves the item for later.

@@ -1,26 +1,46 @@
 """``trec-toolkit judge``: the Textual app in which an assessor grades a campaign's documents.
 
-The app is a thin shell over :class:`~toolkit.judging.session.JudgingSession`: every action handler is a
-call into the session (which writes the store *before* the cursor moves) followed by a redraw. Documents are
-read from the store in a thread worker with its own connection and kept in a small cache, and the next
-few documents are prefetched, so a key press never waits on the database for the next document.
+The app is a thin shell over :class:`~toolkit.judging.session.JudgingSession`: every action handler is one
+call into the session, which *queues* the write (``toolkit.judging.outbox``) and moves the cursor, and a
+redraw. One writer — a thread worker with its own connection — takes the queued writes in order and
+retries the head until the store has committed it (DESIGN §8: the UI never blocks on the store, a decision
+is never dropped):
+
+- normally the write lands in milliseconds, and the key press waits for it (up to ``GRACE_S``, without
+  blocking the event loop; further keys queue up, none is lost) so the next document appears only once the
+  decision is durable;
+- when the store is busy (another process holds the write lock for longer: a pool round, an import), the
+  screen moves on after ``GRACE_S``, the panel border says "saving… (campaign busy)", and the writer keeps
+  trying; quitting waits until every decision is saved.
+
+Two windows of one assessor (or two browser tabs) never overwrite each other silently: the item's decision
+is read again before it is shown, a decision recorded elsewhere since is shown and a decision key asks
+before replacing it, and a queued write refused by the store because of such a change comes back as a
+question.
+
+Documents are read from the store in a thread worker with its own connection and kept in a small cache,
+and the next few are prefetched, so a key press never waits on the database for the next document.
 
 Blindness (DESIGN §8): nothing here reads provenance, run names, ranks or other assessors' judgments;
 the session only knows this assessor's queue and decisions.
 
-``CampaignApp`` holds what judging and adjudication share (document fetching, find, guidelines, help, and
-the actions both sessions answer: grade, skip, undo, next, previous, note); ``JudgeApp`` and
-``toolkit.tui.adjudicate.AdjudicateApp`` add their session, side panels and texts.
+``CampaignApp`` holds what judging and adjudication share; ``JudgeApp`` and
+``toolkit.tui.adjudicate.AdjudicateApp`` add their session, side panels and texts. Nothing here writes to
+stdout: the app returns its closing summary from ``run()`` for the command to print, so the same app can
+be served in a browser.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -28,20 +48,37 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Header
+from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
+from toolkit.errors import StoreError
+from toolkit.formats.text import visible
+from toolkit.judging.outbox import Outcome
 from toolkit.judging.progress import pool_status
-from toolkit.judging.records import Document, Item, Judgment
-from toolkit.judging.session import JudgingSession, Session
+from toolkit.judging.records import Document, Item, Judgment, LogEvent
+from toolkit.judging.session import Conflict, JudgingSession, Session
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.keymap import ACTIONS, default_grade_key, grade_id, short_label
-from toolkit.tui.screens import DoneScreen, FindScreen, NoteScreen, TextScreen, guidelines_page, help_table
+from toolkit.tui.screens import (
+    ConfirmScreen,
+    DoneScreen,
+    FindScreen,
+    NoteScreen,
+    SavingScreen,
+    TextScreen,
+    guidelines_page,
+    help_table,
+    summary_lines,
+)
 from toolkit.tui.widgets import (
     DocumentView,
     GradePanel,
     Highlighted,
     ProgressPanel,
     TopicPanel,
+    action_label,
+    clock_time,
+    decision_label,
     render_document,
 )
 
@@ -51,10 +88,28 @@ CSS_FILE = Path(__file__).with_name("app.tcss")
 ITEM_ACTIONS = frozenset({"grade", "skip", "unrateable", "note", "find", "next"})
 #: Every action of the judging screen (all disabled while a modal dialog is open).
 OUR_ACTIONS = frozenset({"grade", *(action for _, action, _ in ACTIONS.values())})
+#: Footer keys left out below ``NARROW`` columns (the help screen lists them): the rest must fit 80.
+SECONDARY = frozenset({"next", "previous", "guidelines"})
+NARROW = 100
+#: Below this many rows the grade panel shows one short line per grade (``g`` has the definitions).
+SHORT = 30
 #: How many documents after the current one are prefetched, and how many are kept.
 PREFETCH = 3
 CACHE_SIZE = 64
+#: How long a key press waits for its write before the screen moves on and says "saving…".
+GRACE_S = 0.3
+#: How long a write may wait before the border says "saving…"; the writer's pause between retries.
+BUSY_AFTER_S = 0.5
+RETRY_S = (0.2, 2.0)
 _KEY_DISPLAY = {"slash": "/", "question_mark": "?"}
+_SCROLL_ACTIONS = {
+    "scroll_up": "Scroll up a line",
+    "scroll_down": "Scroll down a line",
+    "page_up": "Scroll up a page",
+    "page_down": "Scroll down a page",
+    "scroll_home": "Top of the document",
+    "scroll_end": "End of the document",
+}
 
 
 #: The grade keys share one footer entry ("0123 Grade"); the help screen lists each with its label.
@@ -85,7 +140,19 @@ def action_bindings(ids: tuple[str, ...] | None = None) -> list[Binding]:
     ]
 
 
-class CampaignApp(App[None]):
+class KeyFooter(Footer):
+    """The footer (the cheat-sheet), without the ``SECONDARY`` keys on a narrow screen, so that every key
+    it shows fits: at 80 columns a full footer would cut off Help and Quit."""
+
+    def compose(self) -> ComposeResult:
+        narrow = self.app.size.width < NARROW
+        for widget in super().compose():
+            if narrow and isinstance(widget, FooterKey) and widget.action in SECONDARY:
+                continue
+            yield widget
+
+
+class CampaignApp(App[str | None]):
     """Document display shared by the judging and adjudication apps; owns (and closes) its store."""
 
     CSS_PATH = str(CSS_FILE)
@@ -100,6 +167,7 @@ class CampaignApp(App[None]):
         keymap: dict[str, str] | None = None,
         guidelines: str | None = None,
         show_times: bool = True,
+        doc_format: str = "text",
     ) -> None:
         super().__init__()
         self.store = store
@@ -109,6 +177,7 @@ class CampaignApp(App[None]):
         self.keymap_overrides = keymap or {}
         self.guidelines = guidelines
         self.show_times = show_times
+        self.doc_format = doc_format
         # doc_id -> (snapshot, rendering); written by worker threads, hence the lock.
         self._cache: dict[str, tuple[Document, Highlighted]] = {}
         self._cache_lock = threading.Lock()
@@ -116,8 +185,18 @@ class CampaignApp(App[None]):
         self._reader: CampaignStore | None = None
         self._reader_lock = threading.Lock()
         self._topic_shown: str | None = None
+        self._topic_new_at: Item | None = None
         self._find: str | None = None
         self._find_line = -1
+        #: "match 2 of 5" after a search (shown on the document border).
+        self.find_status = ""
+        #: What the document border says about unsaved decisions ("" when everything is saved).
+        self.save_status = ""
+        self._writer_lock = threading.Lock()
+        self._writer_running = False
+        self._saved = asyncio.Event()
+        self._quitting: SavingScreen | None = None
+        self._compact: bool | None = None
 
     # -- hooks for the subclasses -------------------------------------------------------------------
 
@@ -139,18 +218,42 @@ class CampaignApp(App[None]):
     def decision(self, item: Item) -> Judgment | None:
         return self.session.decision(item)
 
+    def note_shown(self, item: Item) -> str | None:
+        """The note shown with the document (judging: the assessor's own)."""
+        return None
+
+    def elsewhere(self, item: Item) -> Judgment | None:
+        """A decision on ``item`` another window recorded since this one saw it."""
+        return None
+
+    def reconcile(self, item: Item, events: list[LogEvent], version: int) -> bool:
+        """Take in the store's log for ``item`` read before showing it; True when another window changed it."""
+        return False
+
     def upcoming(self) -> list[Item]:
         return self.session.upcoming(PREFETCH)
+
+    def position(self) -> str:
+        """Where the cursor is ("Item 3 of 12"), always visible on the document's border."""
+        return ""
 
     def refresh_panels(self) -> None:
         """Redraw the side panels that change with every action (progress, …)."""
 
-    def note_saved(self) -> None:
-        """Redraw after a note was saved (the note shows with the document unless a subclass says otherwise)."""
+    def note_saved(self, had_decision: bool) -> None:
+        """Redraw after a note was saved, and say so."""
         self.show_current()
+        if not had_decision:
+            self.notify("Note saved. No decision on this document yet: the note stays with it.")
+        else:
+            self.notify("Note saved.")
 
-    def done_summary(self) -> str:
-        return "Nothing left to do."
+    def done_summary(self) -> Text:
+        return Text("Nothing left to do.")
+
+    def closing_summary(self) -> str:
+        """What the command prints when the app closes."""
+        return ""
 
     def document_shown(self) -> None:
         """The current document has just been displayed."""
@@ -167,17 +270,31 @@ class CampaignApp(App[None]):
                 yield GradePanel(id="grades", classes="panel")
                 yield from self.side_panels()
             yield DocumentView(id="document", classes="panel")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         for widget in self.query(".panel"):
             widget.border_title = str(widget.id or "").replace("-", " ").capitalize()
-        self.query_one(GradePanel).show_grades(self.grades, self.grade_keys())
+        self._layout_for_size()
         self.query_one(DocumentView).focus()
         self.show_current()
         self.call_after_refresh(self._measure)
+        self.set_interval(0.25, self._show_save_status)
+
+    def on_resize(self) -> None:
+        self._layout_for_size()
+
+    def _layout_for_size(self) -> None:
+        """Grades on one short line each when the screen is small; the footer without its secondary keys
+        when narrow (``KeyFooter``)."""
+        compact = self.size.width < NARROW or self.size.height < SHORT
+        if compact != self._compact:
+            self._compact = compact
+            self.query_one(GradePanel).show_grades(self.grades, self.grade_keys(), compact=compact)
+        for footer in self.query(KeyFooter):
+            footer.refresh(recompose=True)
 
     def _measure(self) -> None:
         """Once laid out, the text width is known: pre-render what was fetched before that."""
@@ -206,6 +323,7 @@ class CampaignApp(App[None]):
     def show_current(self) -> None:
         """Draw the item under the cursor (or the done screen); never waits on the database."""
         item = self.current_item()
+        self._show_border()
         if item is None:
             if not isinstance(self.screen, DoneScreen):
                 self.push_screen(DoneScreen(self.done_summary(), self.DONE_TITLE))
@@ -213,34 +331,76 @@ class CampaignApp(App[None]):
         if isinstance(self.screen, DoneScreen):
             self.pop_screen()
         if item.query_id != self._topic_shown:
-            self.query_one(TopicPanel).show_topic(self.topics[item.query_id])
+            self._topic_new_at = item if self._topic_shown is not None else None
             self._topic_shown = item.query_id
-        self._find, self._find_line = None, -1
+            self.query_one(TopicPanel).show_topic(
+                self.topics[item.query_id], new=self._topic_new_at is not None
+            )
+        elif self._topic_new_at is not None and self._topic_new_at != item:
+            self._topic_new_at = None
+            self.query_one(TopicPanel).show_topic(self.topics[item.query_id])
+        self._find, self._find_line, self.find_status = None, -1, ""
         cached = self._cached(item.doc_id)
         if cached is None:
             self.query_one(DocumentView).show_loading(item)
             self.fetch_document(item)
         else:
             self._show_doc(item, *cached)
+        self.check_decision(item, self._version(item))
         self.refresh_panels()
         self.prefetch(self.upcoming())
 
-    def _show_doc(self, item: Item, document: Document, rendered: Highlighted | None = None) -> None:
-        query = self.topics[item.query_id].query
+    def _version(self, item: Item) -> int:
+        return self.session.log.versions[(item.query_id, item.doc_id)]
+
+    def _show_doc(
+        self, item: Item, document: Document, rendered: Highlighted, *, keep_scroll: bool = False
+    ) -> None:
         view = self.query_one(DocumentView)
-        view.show_document(item, document, query, self.decision(item), self._find, rendered)
+        view.show_document(
+            item,
+            document,
+            rendered,
+            decision=self.decision(item),
+            note=self.note_shown(item),
+            elsewhere=self.elsewhere(item),
+            keep_scroll=keep_scroll,
+        )
         self._text_widths = view.text_widths
+        if not keep_scroll:
+            self.call_after_refresh(view.jump_to_first_term)
         self.document_shown()
+
+    def _redraw_header(self) -> None:
+        """The decision or note of the item on screen changed: redraw it where the reader is."""
+        item = self.current_item()
+        view = self.query_one(DocumentView)
+        cached = self._cached(item.doc_id) if item is not None else None
+        if (
+            item is not None
+            and cached is not None
+            and view.doc_id == item.doc_id
+            and view.rendered is not None
+        ):
+            self._show_doc(item, cached[0], view.rendered, keep_scroll=True)
+
+    def _show_border(self) -> None:
+        """Item position, find result and save status on the document's bottom border: visible at any size."""
+        parts = [p for p in (self.position(), self.find_status, self.save_status) if p]
+        self.query_one(DocumentView).border_subtitle = Text(" · ".join(parts))
 
     # -- documents (thread workers with their own connection) -----------------------------------------
 
-    def _load(self, item: Item) -> tuple[Document, Highlighted]:
-        """Read a document and render it at the current text width (runs in a worker thread)."""
+    def _read(self, read: Callable[[CampaignStore], Any]) -> Any:
         with self._reader_lock:
             if self._reader is None:
                 self._reader = CampaignStore.open(self.path)
-            document = self._reader.document(item.doc_id)
-        rendered = render_document(document, self.topics[item.query_id].query)
+            return read(self._reader)
+
+    def _load(self, item: Item) -> tuple[Document, Highlighted]:
+        """Read a document and render it at the current text width (runs in a worker thread)."""
+        document: Document = self._read(lambda store: store.document(item.doc_id))
+        rendered = render_document(document, self.topics[item.query_id].query, doc_format=self.doc_format)
         self._prerender(rendered)
         return document, rendered
 
@@ -280,21 +440,213 @@ class CampaignApp(App[None]):
             else:
                 self._prerender(cached[1])
 
+    @work(thread=True, exclusive=True, group="check")
+    def check_decision(self, item: Item, version: int) -> None:
+        """Read the item's log again before it is judged: another window may have decided it since."""
+        assessor = item.assessor
+        events = self._read(
+            lambda store: store.events(assessor=assessor, query_id=item.query_id, doc_id=item.doc_id)
+        )
+        self.call_from_thread(self._checked, item, events, version)
+
+    def _checked(self, item: Item, events: list[LogEvent], version: int) -> None:
+        if not self.reconcile(item, events, version):
+            return
+        self.refresh_panels()
+        if self.current_item() == item:
+            self._redraw_header()
+            theirs = self.elsewhere(item)
+            if theirs is not None:
+                self.notify(
+                    f"Another window recorded {decision_label(theirs)} on this document at "
+                    f"{clock_time(theirs.time)}. A decision key asks before replacing it.",
+                    title="Decided elsewhere",
+                    markup=False,
+                    timeout=8,
+                )
+
+    # -- writing (one writer thread, in order, until the store has every write) -------------------------
+
+    def _start_writer(self) -> None:
+        with self._writer_lock:
+            if self._writer_running:
+                return
+            self._writer_running = True
+        self._write_queued()
+
+    @work(thread=True, group="write")
+    def _write_queued(self) -> None:
+        """Write the queued writes in order with its own connection; on failure wait and retry the same one.
+
+        Never gives up and never skips: a decision leaves the queue only once the store has it (or refused it
+        for a conflict, which goes back to the screen). Runs in the default thread pool, which the
+        interpreter waits for at exit, so writes queued before quitting still land.
+        """
+        outbox = self.session.log.outbox
+        store: CampaignStore | None = None
+        pause = RETRY_S[0]
+        try:
+            while True:
+                try:
+                    if store is None:
+                        store = CampaignStore.open(self.path)
+                    outcome = outbox.flush_one(store)
+                except StoreError as exc:  # the store could not even be opened
+                    outbox.last_error, outbox.last_busy = str(exc), False
+                    time.sleep(pause)
+                    pause = min(pause * 2, RETRY_S[1])
+                    continue
+                if outcome is None:
+                    with self._writer_lock:
+                        if not len(outbox):
+                            self._writer_running = False
+                            return
+                    continue
+                self._report(outcome)
+                if outcome.saved or outcome.conflict:
+                    pause = RETRY_S[0]
+                else:
+                    time.sleep(pause)
+                    pause = min(pause * 2, RETRY_S[1])
+        finally:
+            if store is not None:
+                store.close()
+            with self._writer_lock:
+                self._writer_running = False
+            self._report(None)
+
+    def _report(self, outcome: Outcome | None) -> None:
+        # RuntimeError: the app has closed; the write itself is what matters, and it went on.
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(self._written, outcome)
+
+    def _written(self, outcome: Outcome | None) -> None:
+        """The writer's report, on the screen's thread: bring the session up to date, ask about conflicts."""
+        outbox = self.session.log.outbox
+        if outcome is not None:
+            conflict = self.session.apply(outcome)
+            if conflict is not None:
+                self._conflicted(conflict, outcome)
+            if outcome.write.key == self._current_key():
+                self._redraw_header()
+            self.refresh_panels()
+        if not len(outbox):
+            self._saved.set()
+        self._show_save_status()
+        if self._quitting is not None:
+            if not len(outbox):
+                self.exit(self.closing_summary())
+            else:
+                self._quitting.show_status(self.save_status or "Saving…")
+
+    def _current_key(self) -> tuple[str, str] | None:
+        item = self.current_item()
+        return None if item is None else (item.query_id, item.doc_id)
+
+    def _show_save_status(self) -> None:
+        outbox = self.session.log.outbox
+        count = len(outbox)
+        since = outbox.waiting_since()
+        status = ""
+        if count and since is not None and (outbox.last_error or time.monotonic() - since > BUSY_AFTER_S):
+            if outbox.last_error and not outbox.last_busy:
+                status = f"saving… ({visible(outbox.last_error, one_line=True)}; retrying)"
+            else:
+                status = "saving… (campaign busy)"
+            status += f" · {count} not saved yet"
+        if status != self.save_status:
+            self.save_status = status
+            self._show_border()
+
+    async def _perform(self, change: Callable[[], object]) -> None:
+        """Run one action on the session (it queues its writes and moves), then redraw.
+
+        When nothing else was waiting to be written, wait up to ``GRACE_S`` for this write to land first, so
+        that in the usual case the next document appears only once the decision is durable.
+        """
+        outbox = self.session.log.outbox
+        idle = not len(outbox)
+        try:
+            change()
+        except StoreError as exc:
+            self.notify(visible(str(exc)), severity="error", markup=False)
+            return
+        if len(outbox):
+            self._saved.clear()
+            self._start_writer()
+            if idle:
+                try:
+                    await asyncio.wait_for(self._saved.wait(), GRACE_S)
+                except TimeoutError:
+                    self._show_save_status()
+        self.show_current()
+
+    def _conflicted(self, conflict: Conflict, outcome: Outcome) -> None:
+        """A queued write was refused because another window changed the item first: say so, and ask."""
+        where = f"({visible(conflict.item.query_id, one_line=True)}, {visible(conflict.item.doc_id, one_line=True)})"
+        theirs = conflict.theirs
+        if conflict.action is None:
+            self.notify(
+                f"Nothing undone on {where}: it changed in another window. The store's decisions are shown.",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            self.resync()
+            return
+        mine = action_label(conflict.action, conflict.grade)
+        if theirs is None:  # the other window undid its decision: nothing to replace, record ours
+            self.call_later(self._perform, lambda: self._decide_on(conflict))
+            return
+        question = Text()
+        question.append(f"While your {mine} for {where} waited to be saved, another window recorded ")
+        question.append(f"{decision_label(theirs)} at {clock_time(theirs.time)}", style="bold")
+        question.append(f".\n\nReplace it with your {mine}?")
+
+        def answer(replace: bool | None) -> None:
+            if replace:
+                self.call_later(self._perform, lambda: self._decide_on(conflict))
+
+        self.push_screen(ConfirmScreen("Decided in another window", question), answer)
+
+    def _decide_on(self, conflict: Conflict) -> None:
+        """Record the decision a conflict held back (judging only; adjudication has no conditional grades)."""
+
+    @work(thread=True, exclusive=True, group="check")
+    def resync(self) -> None:
+        """Read this user's whole log again (after a refused undo), once the writes have landed."""
+
     # -- shared actions (one call into the session, then redraw) -----------------------------------------
 
-    def action_grade(self, grade: int) -> None:
-        self.session.grade(grade)
-        self.show_current()
+    async def action_grade(self, grade: int) -> None:
+        await self._decide(lambda: self.session.grade(grade), f"grade {grade}")
 
-    def action_skip(self) -> None:
-        self.session.skip()
-        self.show_current()
+    async def action_skip(self) -> None:
+        await self._decide(self.session.skip, "skipped")
 
-    def action_undo(self) -> None:
-        if self.session.undo() is None:
+    async def _decide(self, change: Callable[[], object], label: str) -> None:
+        """A decision on the item on screen; when another window decided it since, ask before replacing."""
+        item = self.current_item()
+        theirs = self.elsewhere(item) if item is not None else None
+        if theirs is None:
+            await self._perform(change)
+            return
+        question = Text()
+        question.append("Another window recorded ")
+        question.append(f"{decision_label(theirs)} at {clock_time(theirs.time)}", style="bold")
+        question.append(f" on this document.\n\nReplace it with {label}?")
+
+        def answer(replace: bool | None) -> None:
+            if replace and self.current_item() == item:
+                self.call_later(self._perform, change)
+
+        self.push_screen(ConfirmScreen("Decided in another window", question), answer)
+
+    async def action_undo(self) -> None:
+        if self.session.log.latest_decision() is None:
             self.notify("Nothing to undo.", severity="warning")
             return
-        self.show_current()
+        await self._perform(self.session.undo)
 
     def action_next(self) -> None:
         if not self.session.next():
@@ -310,11 +662,29 @@ class CampaignApp(App[None]):
         item = self.session.item
 
         def save(text: str | None) -> None:
-            if text is not None and item is not None and item == self.session.item:
-                self.session.note(text)
-                self.note_saved()
+            if text is not None and text.strip() and item is not None and item == self.session.item:
+                had_decision = self.decision(item) is not None
+                self.call_later(self._perform_note, text, had_decision)
 
         self.push_screen(NoteScreen(self.session.note_text()), save)
+
+    async def _perform_note(self, text: str, had_decision: bool) -> None:
+        await self._perform(lambda: self.session.note(text))
+        self.note_saved(had_decision)
+
+    async def action_quit(self) -> None:
+        """Close once every decision is saved; until then say what is still being written."""
+        if not len(self.session.log.outbox):
+            self.exit(self.closing_summary())
+            return
+        self._show_save_status()
+        screen = SavingScreen(self.save_status or "Saving…")
+        self._quitting = screen
+
+        def back(_: None) -> None:
+            self._quitting = None
+
+        self.push_screen(screen, back)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if isinstance(self.screen, ModalScreen) and action in OUR_ACTIONS:
@@ -329,27 +699,46 @@ class CampaignApp(App[None]):
                 return
             again = text == self._find
             self._find = text
-            self._show_doc(item, cached[0])
+            query = self.topics[item.query_id].query
+            rendered = render_document(cached[0], query, text, doc_format=self.doc_format)
+            self._show_doc(item, cached[0], rendered, keep_scroll=True)
             self.call_after_refresh(self._scroll_to_find, again)
 
         self.push_screen(FindScreen(self._find or ""), find)
 
     def _scroll_to_find(self, again: bool) -> None:
-        line = self.query_one(DocumentView).find_first(self._find_line if again else -1)
-        if line is None:
-            self.notify(f"{self._find!r} is not in this document.", severity="warning")
-        self._find_line = -1 if line is None else line
+        view = self.query_one(DocumentView)
+        matches = view.find_matches()
+        if not matches:
+            self.find_status = ""
+            self._find_line = -1
+            self.notify(f"{self._find!r} is not in this document.", severity="warning", markup=False)
+            self._show_border()
+            return
+        after = self._find_line if again else -1
+        target = next((line for line in matches if line > after), matches[0])
+        view.scroll_to_match(target)
+        self._find_line = target
+        shown = visible(self._find or "", one_line=True)
+        self.find_status = (
+            f"{shown!r}: match {matches.index(target) + 1} of {len(matches)} (Enter on / for next)"
+        )
+        self._show_border()
 
     def action_guidelines(self) -> None:
         self.push_screen(TextScreen("Guidelines", guidelines_page(self.grades, self.guidelines)))
 
     def action_help(self) -> None:
-        rows = [
-            (self.get_key_display(active.binding) or key, active.binding.description)
-            for key, active in self.screen.active_bindings.items()
-            if active.node is self and active.binding.description
-        ]
-        self.push_screen(TextScreen("Keys", help_table(rows)))
+        rows: list[tuple[str, str]] = []
+        scroll: list[tuple[str, str]] = []
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            shown = self.get_key_display(binding) or key
+            if active.node is self and binding.description:
+                rows.append((shown, binding.description))
+            elif isinstance(active.node, DocumentView) and binding.action in _SCROLL_ACTIONS:
+                scroll.append((shown, _SCROLL_ACTIONS[binding.action]))
+        self.push_screen(TextScreen("Keys", help_table(rows, scroll)))
 
 
 class JudgeApp(CampaignApp):
@@ -368,8 +757,8 @@ class JudgeApp(CampaignApp):
         **options: Any,
     ) -> None:
         super().__init__(store, path=path, **options)
-        self.session = JudgingSession(store, assessor, clock=clock)
-        self.sub_title = f"{path.stem} · assessor {assessor}"
+        self.session = JudgingSession(store, assessor, clock=clock, write_through=False)
+        self.sub_title = visible(f"{path.stem} · assessor {assessor}", one_line=True)
 
     def side_panels(self) -> list[Widget]:
         return [ProgressPanel(id="progress", classes="panel")]
@@ -412,22 +801,58 @@ class JudgeApp(CampaignApp):
     def document_shown(self) -> None:
         self.session.shown()
 
+    def note_shown(self, item: Item) -> str | None:
+        return self.session.note_of(item)
+
+    def elsewhere(self, item: Item) -> Judgment | None:
+        return self.session.elsewhere(item)
+
+    def reconcile(self, item: Item, events: list[LogEvent], version: int) -> bool:
+        return self.session.reconcile(item, events, version)
+
+    def position(self) -> str:
+        progress = self.session.progress()
+        if self.session.item is None:
+            return f"All {progress.total} decided"
+        return f"Item {progress.position} of {progress.total}"
+
     def refresh_panels(self) -> None:
         self.query_one(ProgressPanel).show_progress(self.session.progress(), show_times=self.show_times)
+        self._show_border()
 
-    def done_summary(self) -> str:
-        o = self.session.tally()
-        return (
-            f"Every item in your queue has a decision: {o.judged} judged, {o.unrateable} unrateable "
-            f"(of {o.assigned}).\nYour judgments are saved; you can close the app (q).\n\n"
-            "u undoes your last decision, p goes back through the queue."
+    def _summary(self) -> list[str]:
+        return summary_lines(self.session.summary(), show_times=self.show_times)
+
+    def done_summary(self) -> Text:
+        text = Text("Every item in your queue has a decision; your decisions are saved.\n\n")
+        text.append("\n".join(self._summary()))
+        text.append("\n\nu undoes your last decision, p goes back through the queue, q quits.", style="dim")
+        return text
+
+    def closing_summary(self) -> str:
+        header = (
+            f"{visible(self.session.assessor, one_line=True)} on {visible(self.path.name, one_line=True)}"
         )
+        return "\n".join([header, *self._summary()]) + "\n"
+
+    def _decide_on(self, conflict: Conflict) -> None:
+        if conflict.action is not None:
+            self.session.decide_on(conflict.item, conflict.action, conflict.grade)
+
+    @work(thread=True, exclusive=True, group="check")
+    def resync(self) -> None:
+        assessor = self.session.assessor
+        events = self._read(lambda store: store.events(assessor=assessor))
+        self.call_from_thread(self._resynced, events)
+
+    def _resynced(self, events: list[LogEvent]) -> None:
+        if self.session.resync(events):
+            self.show_current()
 
     # -- the one action only judging has --------------------------------------------------------------
 
-    def action_unrateable(self) -> None:
-        self.session.unrateable()
-        self.show_current()
+    async def action_unrateable(self) -> None:
+        await self._decide(self.session.unrateable, "unrateable")
 
 
 def judge_app(path: str | Path, assessor: str, **options: Any) -> JudgeApp:

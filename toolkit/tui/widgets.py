@@ -1,11 +1,20 @@
 """The panels of the judging screen. Attributes go down (``show_…`` methods), nothing comes back up.
 
-The document is rendered with Rich (Markdown when the text looks like Markdown, plain text otherwise) and the
-query terms are highlighted *after* rendering, line by line, so highlighting never breaks the Markdown.
+Every string that comes from the campaign — document text and title, doc id, topic text, notes, grade
+definitions — passes through ``toolkit.formats.text.visible`` before it becomes a renderable, so a control
+sequence planted in a document is shown (``␛[2J``), never obeyed (issue 11.8).
+
+A document is rendered by its declared format (``[docs] format``, recorded by the campaign): ``text`` keeps
+its line breaks; ``markdown`` is rendered by Rich, with links shown as text followed by their address (never
+a clickable link whose target the reader cannot see); ``html`` is turned into Markdown first by markdownify
+(scripts and styles dropped) and rendered the same way. Lines at the top that only repeat the title or the
+doc id are dropped, since the header shows both once. The query terms are highlighted *after* rendering,
+line by line, so highlighting never breaks the Markdown, and the view opens at the first of them.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
 
@@ -18,29 +27,20 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from toolkit.formats.text import visible
 from toolkit.judging.records import CampaignTopic, Document, Item, Judgment
 from toolkit.judging.session import SessionProgress
+from toolkit.tui.keymap import short_label
 
 #: Words too common to be worth highlighting.
 STOPWORDS = frozenset(
     "a an and are as at be by do does for from how i in is it of on or the to what when where which who why with".split()  # noqa: SIM905
 )
-_MARKDOWN_SIGNS = (
-    re.compile(r"^#{1,6} \S", re.M),
-    re.compile(r"^```", re.M),
-    re.compile(r"\[[^\]]+\]\([^)]+\)"),
-    re.compile(r"^\s*[-*+] \S", re.M),
-    re.compile(r"\*\*[^*]+\*\*|`[^`\n]+`"),
-)
 
 TERM_STYLE = "bold black on yellow"
 FIND_STYLE = "bold white on dark_red"
-
-
-def looks_like_markdown(text: str) -> bool:
-    """Markdown if it has a heading or a code fence, or two other kinds of Markdown syntax."""
-    signs = [bool(p.search(text)) for p in _MARKDOWN_SIGNS]
-    return signs[0] or signs[1] or sum(signs) >= 2
+#: Lines kept above the first query term when the view opens on it.
+CONTEXT_LINES = 2
 
 
 def query_terms(query: str) -> list[str]:
@@ -52,6 +52,28 @@ def query_terms(query: str) -> list[str]:
 def terms_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
     terms = [t for t in terms if t]
     return re.compile("|".join(re.escape(t) for t in terms), re.I) if terms else None
+
+
+def shown(text: str | None, *, one_line: bool = False, style: str = "") -> Text:
+    """Campaign text as a Rich ``Text``: controls made visible, never parsed as markup."""
+    return Text(visible(text or "", one_line=one_line), style=style)
+
+
+def clock_time(iso: str) -> str:
+    """An event's UTC time as the local wall-clock time people remember (HH:MM:SS)."""
+    try:
+        return dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime("%H:%M:%S")
+    except ValueError:
+        return iso
+
+
+def decision_label(j: Judgment) -> str:
+    return action_label(j.action, j.grade)
+
+
+def action_label(action: str, grade: int | None) -> str:
+    """``grade 2``, ``skipped``, ``unrateable``: a decision as the assessor calls it."""
+    return {"skip": "skipped", "unrateable": "unrateable"}.get(action, f"grade {grade}")
 
 
 class Highlighted:
@@ -89,10 +111,20 @@ class Highlighted:
         self._lines[options.max_width] = out
         return out
 
-    def find_lines(self, console: Console, options: ConsoleOptions) -> list[int]:
+    def matching_lines(self, console: Console, options: ConsoleOptions) -> list[int]:
+        """The rendered lines that match ``find``."""
         if self.find is None:
             return []
         return [i for i, line in enumerate(self.lines(console, options)) if self.find.search(line.plain)]
+
+    def first_term_line(self, console: Console, options: ConsoleOptions) -> int | None:
+        """The first rendered line with a query term (where the view opens), or None."""
+        if self.terms is None:
+            return None
+        pattern = self.terms
+        return next(
+            (i for i, line in enumerate(self.lines(console, options)) if pattern.search(line.plain)), None
+        )
 
     def segments(self, console: Console, options: ConsoleOptions) -> list[Segment]:
         """The rendered segments at this width (cached: Textual asks twice per document, measure and paint)."""
@@ -109,67 +141,111 @@ class Highlighted:
         yield from self.segments(console, options)
 
 
-def render_document(document: Document, query: str, find: str | None = None) -> Highlighted:
+def html_to_markdown(html: str) -> str:
+    """HTML as Markdown (markdownify): structure kept, scripts and styles dropped, nothing fetched or run."""
+    from markdownify import markdownify
+
+    return str(markdownify(html, heading_style="ATX", strip=["script", "style", "iframe", "object"]))
+
+
+def _norm(line: str) -> str:
+    return line.strip().lstrip("#").strip().strip("`*_").strip()
+
+
+def body_of(text: str, title: str, doc_id: str) -> str:
+    """The text without the lines at its top that only repeat the title and the doc id (shown once, above).
+
+    A line that starts with the doc id and goes on (``pydoc://json.loads · function``) keeps what follows.
+    """
+    lines = text.split("\n")
+    i = 0
+
+    def blanks(i: int) -> int:
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+        return i
+
+    i = blanks(i)
+    if i < len(lines) and title.strip() and _norm(lines[i]) == _norm(title):
+        i = blanks(i + 1)
+    if i < len(lines) and doc_id:
+        line = lines[i].replace("`", "").strip()
+        if line == doc_id:
+            i = blanks(i + 1)
+        elif line.startswith(doc_id + " "):
+            rest = line[len(doc_id) :].strip().lstrip("·|:-–—").strip()
+            if rest:
+                lines[i] = rest
+    return "\n".join(lines[i:])
+
+
+def render_document(
+    document: Document, query: str, find: str | None = None, *, doc_format: str = "text"
+) -> Highlighted:
+    """The document body as the assessor reads it, by its declared format, query terms highlighted."""
+    body: RenderableType
     if document.fetch_error:
-        body: RenderableType = Text(
-            f"This document could not be fetched: {document.fetch_error}", style="italic"
-        )
-    elif not document.text.strip():
-        body = Text("(empty document)", style="italic")
-    elif looks_like_markdown(document.text):
-        body = Markdown(document.text, code_theme="ansi_dark")
+        body = Text(f"This document could not be fetched: {visible(document.fetch_error)}", style="italic")
     else:
-        body = Text(document.text)
+        source = visible(document.text)
+        if doc_format == "html":
+            source = html_to_markdown(source)
+        text = body_of(source, visible(document.title), visible(document.doc_id))
+        if not text.strip():
+            body = Text("(empty document)", style="italic")
+        elif doc_format in ("markdown", "html"):
+            body = Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+        else:
+            body = Text(text)
     return Highlighted(body, terms_pattern(query_terms(query)), terms_pattern([find]) if find else None)
 
 
 class TopicPanel(Static):
-    """The topic: query, class, description and narrative."""
+    """The topic: query, class, description and narrative; flagged when it is new since the last item."""
 
-    def show_topic(self, topic: CampaignTopic) -> None:
+    def show_topic(self, topic: CampaignTopic, *, new: bool = False) -> None:
         text = Text()
-        text.append(topic.query, style="bold")
-        text.append(f"\ntopic {topic.query_id}", style="dim")
+        text.append_text(shown(topic.query, style="bold"))
+        text.append_text(shown(f"\ntopic {visible(topic.query_id, one_line=True)}", style="dim"))
         if topic.query_class:
-            text.append(f" · class {topic.query_class}", style="dim")
+            text.append_text(shown(f" · class {visible(topic.query_class, one_line=True)}", style="dim"))
         if topic.description:
             text.append("\n\nDescription\n", style="bold underline")
-            text.append(topic.description)
+            text.append_text(shown(topic.description))
         if topic.narrative:
             text.append("\n\nNarrative\n", style="bold underline")
-            text.append(topic.narrative)
+            text.append_text(shown(topic.narrative))
         self.update(text)
+        self.set_class(new, "-new")
+        self.border_title = "New topic" if new else "Topic"
 
 
 class GradePanel(Static):
-    """The grade definitions, each with the key that gives it."""
+    """The grade definitions, each with the key that gives it; one short line each when space is short."""
 
-    def show_grades(self, grades: dict[int, str], keys: dict[int, str]) -> None:
+    def show_grades(self, grades: dict[int, str], keys: dict[int, str], *, compact: bool = False) -> None:
         table = Table.grid(padding=(0, 1))
         table.add_column(no_wrap=True)
         table.add_column(ratio=1)
         for grade, definition in sorted(grades.items()):
             key = keys.get(grade, "·")
-            label = Text(f" {key} ", style="reverse bold")
+            label = Text(f" {visible(key, one_line=True)} ", style="reverse bold")
             if key != str(grade):
                 label.append(f" = {grade}", style="bold")
-            table.add_row(label, definition)
+            table.add_row(label, shown(short_label(grade, definition) if compact else definition))
         self.update(table)
 
 
 class ProgressPanel(Static):
-    """This topic and overall: judged and remaining; time per judgment (hidden when ``show_times`` is off)."""
+    """Where the assessor is and what is left: judged, unrateable and skipped counted apart; time per judgment
+    (hidden when ``show_times`` is off)."""
 
     def show_progress(self, progress: SessionProgress, *, show_times: bool = True) -> None:
         t, o = progress.topic, progress.overall
         text = Text()
         text.append(f"Item {progress.position} of {progress.total}\n", style="bold")
-        text.append(f"This topic  {t.done}/{t.assigned} judged · {t.remaining} remaining")
-        if t.skipped:
-            text.append(f" ({t.skipped} skipped)")
-        text.append(f"\nOverall     {o.done}/{o.assigned} judged · {o.remaining} remaining")
-        if o.skipped:
-            text.append(f" ({o.skipped} skipped)")
+        text.append(f"This topic  {tally_line(t.judged, t.unrateable, t.skipped, t.remaining)}\n")
+        text.append(f"Overall     {tally_line(o.judged, o.unrateable, o.skipped, o.remaining)}")
         if show_times:
             median = "–" if progress.median_ms is None else f"{progress.median_ms / 1000:.1f} s"
             last = "–" if progress.last_ms is None else f"{progress.last_ms / 1000:.1f} s"
@@ -181,8 +257,19 @@ class ProgressPanel(Static):
         self.update(text)
 
 
+def tally_line(judged: int, unrateable: int, skipped: int, remaining: int) -> str:
+    """``3 judged · 1 unrateable · 2 left (1 skipped)``: an unrateable item is never counted as judged."""
+    parts = [f"{judged} judged"]
+    if unrateable:
+        parts.append(f"{unrateable} unrateable")
+    left = f"{remaining} left"
+    if skipped:
+        left += f" ({skipped} skipped)"
+    return " · ".join([*parts, left])
+
+
 class DocumentView(VerticalScroll):
-    """Title, doc id and the assessor's own decision (if any) above the scrollable document text."""
+    """Title and doc id (once), the assessor's own decision and note, above the scrollable document text."""
 
     #: The document on screen (None while loading).
     doc_id: str | None = None
@@ -195,7 +282,7 @@ class DocumentView(VerticalScroll):
     def show_loading(self, item: Item) -> None:
         self.doc_id = None
         self.rendered = None
-        self.query_one("#doc-header", Static).update(Text(f"{item.doc_id}\nloading…", style="dim"))
+        self.query_one("#doc-header", Static).update(shown(f"{item.doc_id}\nloading…", style="dim"))
         self.query_one("#doc-body", Static).update("")
 
     @property
@@ -213,41 +300,66 @@ class DocumentView(VerticalScroll):
         self,
         item: Item,
         document: Document,
-        query: str,
+        rendered: Highlighted,
+        *,
         decision: Judgment | None,
-        find: str | None = None,
-        rendered: Highlighted | None = None,
+        note: str | None = None,
+        elsewhere: Judgment | None = None,
+        keep_scroll: bool = False,
     ) -> None:
         header = Text()
-        header.append(document.title or document.doc_id, style="bold")
-        header.append(f"\n{document.doc_id}", style="dim")
+        if document.title.strip():
+            header.append_text(shown(document.title, one_line=True, style="bold"))
+            header.append(" · ", style="dim")
+            header.append_text(shown(document.doc_id, one_line=True, style="dim"))
+        else:
+            header.append_text(shown(document.doc_id, one_line=True, style="bold"))
         if item.stale:
-            header.append("  · re-queued: the text changed since it was judged", style="italic")
-        if decision is not None:
+            header.append("\nre-queued: the text changed since it was judged", style="italic")
+        if elsewhere is not None:
+            header.append("\nDecided in another window: ", style="bold reverse")
+            header.append(f" {decision_label(elsewhere)} at {clock_time(elsewhere.time)}", style="bold")
+            header.append(" — a decision key asks before replacing it", style="italic")
+        elif decision is not None:
             header.append("\nYour decision: ", style="bold")
-            labels = {"skip": "skipped", "unrateable": "unrateable"}
-            header.append(labels.get(decision.action, f"grade {decision.grade}"))
-            if decision.note:
-                header.append(f" · note: {decision.note}", style="italic")
+            header.append(decision_label(decision))
+        if note:
+            header.append("\nYour note: ", style="bold")
+            header.append_text(shown(note, one_line=True, style="italic"))
         self.query_one("#doc-header", Static).update(header)
-        self.rendered = (
-            rendered if rendered is not None and find is None else render_document(document, query, find)
-        )
-        self.query_one("#doc-body", Static).update(self.rendered)
+        self.rendered = rendered
+        self.query_one("#doc-body", Static).update(rendered)
         self.doc_id = document.doc_id
-        if find is None:
+        if not keep_scroll:
             self.scroll_home(animate=False)
 
-    def find_first(self, after_line: int = -1) -> int | None:
-        """Scroll to the first line matching the find term below ``after_line``; its index, or None."""
-        if self.rendered is None:
-            return None
+    def _body_options(self) -> tuple[Console, ConsoleOptions]:
         body = self.query_one("#doc-body", Static)
         width = body.content_region.width or self.size.width
         console = self.app.console
-        lines = self.rendered.find_lines(console, console.options.update_width(max(1, width)))
-        target = next((i for i in lines if i > after_line), lines[0] if lines else None)
-        if target is not None:
-            header_height = self.query_one("#doc-header", Static).outer_size.height
-            self.scroll_to(y=header_height + target, animate=False)
-        return target
+        return console, console.options.update_width(max(1, width))
+
+    def _scroll_to_line(self, line: int) -> None:
+        header_height = self.query_one("#doc-header", Static).outer_size.height
+        self.scroll_to(y=max(0, header_height + line - CONTEXT_LINES), animate=False)
+
+    def jump_to_first_term(self) -> None:
+        """Open the view at the first query term when it is below what the screen shows (the header stays
+        in view otherwise)."""
+        if self.rendered is None:
+            return
+        line = self.rendered.first_term_line(*self._body_options())
+        if line is None:
+            return
+        header_height = self.query_one("#doc-header", Static).outer_size.height
+        if header_height + line >= self.scrollable_content_region.height:
+            self._scroll_to_line(line)
+
+    def find_matches(self) -> list[int]:
+        """The rendered lines that match the find term."""
+        if self.rendered is None:
+            return []
+        return self.rendered.matching_lines(*self._body_options())
+
+    def scroll_to_match(self, line: int) -> None:
+        self._scroll_to_line(line)
