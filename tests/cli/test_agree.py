@@ -326,3 +326,39 @@ def test_degenerate_table_output(tmp_path: Path) -> None:
     }
     assert doc["pairs"][0]["kappa"]["unweighted"]["se"] == 0.0
     assert doc["pairs"][0]["kappa"]["unweighted"]["ci95"] is None
+
+
+def test_nothing_to_compare_exits_non_zero_with_the_reason(tmp_path: Path) -> None:
+    # Two assessors who graded different items, and a campaign where only one assessor graded: no item has
+    # two grades, so there is no agreement to report (issue 16.7).
+    apart = tmp_path / "apart.tsv"
+    apart.write_text("alice\tq1\td1\t2\nbob\tq1\td2\t1\nbob\tq2\td1\t0\n")
+    code, out, err = run(str(apart))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: {apart}: nothing to compare: no item has grades from two assessors (2 assessors, 3 graded "
+        "items); agreement needs items that two or more assessors graded (give them an overlap: "
+        "`trec-toolkit assign --overlap …`)\n"
+    )
+    from toolkit.judging.records import CampaignTopic, Document
+    from toolkit.judging.store import CampaignStore
+    from toolkit.model import DEFAULT_GRADES
+
+    campaign = tmp_path / "one.sqlite"
+    with CampaignStore.open(campaign, create=True) as store:
+        store.set_topics([CampaignTopic("q1", "apple pie")], DEFAULT_GRADES)
+        store.add_round(
+            strategy="depth",
+            depth=1,
+            budget=None,
+            runs=["r"],
+            provenance={("q1", "d1"): [("r", 1)]},
+            queued=[("q1", "d1")],
+            stale=[],
+            snapshots=[Document("d1", "Apple", "apple text", "h1")],
+            skipped=0,
+        )
+        store.record("alice", "q1", "d1", grade=2)
+    code, out, err = run(str(campaign), "--format", "json")
+    assert (code, out) == (1, "")
+    assert "nothing to compare: no item has grades from two assessors (1 assessor, 1 graded item)" in err

@@ -48,3 +48,80 @@ def test_totals_take_the_median_of_decisions_not_of_topic_medians() -> None:
     # decisions 5, 10, 15 in q1 and 1000 in q2: median of the four = 12.5 (median of medians would be 505)
     (total,) = assessor_totals(rows, {"a": [5, 10, 15, 1000]})
     assert (total.assigned, total.judged, total.remaining, total.median_ms) == (4, 4, 0, 12.5)
+
+
+def test_organiser_report_times_gold_accuracy_and_fast_grades(tmp_path: Path, make_campaign) -> None:
+    from toolkit.judging.progress import FastJudgment
+
+    with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as store:
+        store.add_assignments([], gold={("q1", "d2"): 1})  # q1 d2's grade is known: 1
+        store.record("alice", "q1", "d1", grade=3, duration_ms=300)  # too fast to have read it
+        store.record("alice", "q1", "d2", grade=1, duration_ms=2000)  # gold, right
+        store.record("alice", "401", "d3", action="unrateable", duration_ms=1000)
+        store.record("bob", "q1", "d2", grade=2, duration_ms=4000)  # gold, wrong
+        report = progress_report(store)
+        strict = progress_report(store, fast_below_ms=2500)
+    totals = {t.assessor: t for t in report.totals}
+    a, b = totals["alice"], totals["bob"]
+    # alice: decisions 300, 2000, 1000 → median 1000, total 3300; one item left (401 d1) → ≈ 1000 ms left
+    assert (a.judged, a.unrateable, a.remaining, a.median_ms, a.total_ms, a.left_ms) == (
+        2,
+        1,
+        1,
+        1000.0,
+        3300,
+        1000.0,
+    )
+    assert (a.gold_judged, a.gold_correct, a.gold_accuracy, a.fast) == (1, 1, 1.0, 1)
+    # bob: one decision of 4000 ms, three items left → ≈ 12000 ms left; the gold item graded 2, not 1
+    assert (b.judged, b.remaining, b.median_ms, b.total_ms, b.left_ms) == (1, 3, 4000.0, 4000, 12000.0)
+    assert (b.gold_judged, b.gold_correct, b.gold_accuracy, b.fast) == (1, 0, 0.0, 0)
+    assert {(r.assessor, r.query_id): r.total_ms for r in report.progress} == {
+        ("alice", "q1"): 2300,
+        ("alice", "401"): 1000,
+        ("bob", "q1"): 4000,
+        ("bob", "401"): 0,
+    }
+    assert report.fast == (FastJudgment("alice", "q1", "d1", 300),)  # an unrateable is not a grade
+    assert [(t.assessor, t.fast) for t in strict.totals] == [("alice", 2), ("bob", 0)]
+    assert [
+        (s.assessor, s.decisions, s.judging_ms) for s in sorted(report.sessions, key=lambda s: s.assessor)
+    ] == [
+        ("alice", 3, 3300),
+        ("bob", 1, 4000),
+    ]
+
+
+def test_sessions_split_at_a_long_pause() -> None:
+    from toolkit.judging.progress import SessionSpan, sessions
+    from toolkit.judging.records import LogEvent
+
+    def event(i: int, time: str, action: str = "judge", ms: int | None = 1000) -> LogEvent:
+        return LogEvent(
+            i, time, "alice", "q1", f"d{i}", action, 1 if action == "judge" else None, None, ms, i, None, None
+        )
+
+    events = [
+        event(1, "2024-05-01T10:00:00.000000Z", ms=5000),  # the document appeared at 09:59:55
+        event(2, "2024-05-01T10:00:10.000000Z"),
+        event(3, "2024-05-01T10:44:50.000000Z"),  # 44 min 40 s later: a new session
+        event(4, "2024-05-01T10:45:30.000000Z", action="undo", ms=None),
+        LogEvent(
+            5,
+            "2024-05-01T10:46:00.000000Z",
+            "judy",
+            "q1",
+            "d1",
+            "adjudicate",
+            2,
+            None,
+            None,
+            None,
+            None,
+            None,
+        ),
+    ]
+    assert sessions(events) == [
+        SessionSpan("alice", "2024-05-01T09:59:55Z", "2024-05-01T10:00:10.000000Z", 2, 15.0, 6000),
+        SessionSpan("alice", "2024-05-01T10:44:49Z", "2024-05-01T10:45:30.000000Z", 1, 41.0, 1000),
+    ]

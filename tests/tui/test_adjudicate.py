@@ -114,3 +114,52 @@ async def test_progress_screen_refreshes_from_the_store(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.report.totals[0].judged == 5
         assert app.report.totals[0].remaining == 0
+
+
+@async_test
+async def test_organiser_screen_shows_time_gold_and_fast_grades(tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    path = disagreeing(tmp_path)  # every decision took ≥ 1000 ms
+    with CampaignStore.open(path) as store:
+        store.record("alice", "t2", "doc-e", grade=1, duration_ms=200)  # too fast to have read it
+    app = ProgressApp(path, interval=0, show_times=True, fast_below_ms=1000)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        totals = app.query_one("#totals", DataTable)
+        headers = [str(c.label) for c in totals.columns.values()]
+        assert headers[-4:] == ["time left", "finish ≈", "gold", "<1 s"]
+        alice = [str(v) for v in totals.get_row_at(0)]
+        # alice: 5 judged (4 + the fast one), 0 left → done; reading time 1300+1100+1000+1200+200 = 4800 ms ≈ 5 s
+        assert alice[0] == "alice" and alice[2] == "5" and alice[5] == "0"
+        assert alice[7] == "5 s" and alice[9] == "done" and alice[-1] == "1"
+        bob = [str(v) for v in totals.get_row_at(1)]
+        # bob: 4 judged, 1 left at his median (1000, 1200, 1000, 1000 → 1000 ms) → about 1 s left
+        assert bob[5] == "1" and bob[8] == "1 s" and bob[-1] == "0"
+        summary = str(app.query_one("#summary").render())
+        assert "Grades faster than 1 s: 1: alice:t2/doc-e (200 ms)" in summary
+        assert app.query_one("#sessions", DataTable).row_count == 2
+
+
+@async_test
+async def test_names_notes_and_ids_are_shown_not_obeyed_on_the_other_screens(tmp_path: Path) -> None:
+    from tui_helpers import TOPICS, screen_text
+
+    from toolkit.judging.records import CampaignTopic
+
+    topics = [CampaignTopic("[b]t1", "hashable \x1b]2;X\x07", "d", "n", "prose"), TOPICS[1]]
+    queue = [("[b]t1", "doc-a"), ("[b]t1", "doc-b")]
+    path = build_campaign(tmp_path / "esc.sqlite", queue, assessors=("alice", "bob"), topics=topics)
+    with CampaignStore.open(path) as store:
+        store.record("alice", "[b]t1", "doc-a", grade=3)
+        store.record("bob", "[b]t1", "doc-a", grade=0, note="see \x1b[2J[red]here[/red]")
+    app = adjudicate_app(path, "carol", show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "see ␛[2J[red]here[/red]" in text and "hashable ␛]2;X␇" in text and "[b]t1" in text
+        assert "\x1b" not in app.export_screenshot()
+    organiser = ProgressApp(path, interval=0, show_times=False)
+    async with organiser.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "[b]t1" in screen_text(organiser)  # an id that looks like markup is shown as it is

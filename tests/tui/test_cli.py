@@ -95,3 +95,16 @@ def test_a_keymap_that_binds_one_key_twice_is_refused(tmp_path: Path) -> None:
         "skip": "1",
         "grade-1": "f",
     }
+
+
+def test_document_format_precedence_and_a_bad_value() -> None:
+    from toolkit.judging.guidelines import document_format
+
+    assert document_format({}, {}) == "text"  # undeclared: the reading that is never wrong
+    assert document_format({}, {"docs": {"format": "markdown"}}) == "markdown"
+    assert document_format({"doc_format": "html"}, {"docs": {"format": "markdown"}}) == "html"
+    with pytest.raises(
+        ConfigError,
+        match=r"^toolkit.toml \[docs\] format: 'rst' is not a document format; use one of text, markdown, html$",
+    ):
+        document_format({}, {"docs": {"format": "rst"}})

@@ -1,12 +1,15 @@
-"""Snapshot tests of the three screens (pytest-textual-snapshot; update with --snapshot-update).
+"""Snapshot tests of the screens (pytest-textual-snapshot; update with --snapshot-update).
 
-Deterministic: fixed terminal size, timings hidden, the campaign built from fixed data.
+Deterministic: fixed terminal size, timings hidden, the campaign built from fixed data. The judging screen
+is drawn at 80×24 (the smallest terminal it must serve: every footer key and the item position visible),
+110×36 and 160×48.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from tui_helpers import QUEUE, build_campaign, settle
 
@@ -29,22 +32,36 @@ def two_assessors(tmp_path: Path) -> Path:
     return path
 
 
-def test_judging_screen(snap_compare, tmp_path: Path) -> None:
-    app = judge_app(build_campaign(tmp_path / "example.sqlite"), "alice", show_times=False)
+@pytest.mark.parametrize("size", [(80, 24), SIZE, (160, 48)], ids=["80x24", "110x36", "160x48"])
+def test_judging_screen(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = judge_app(
+        build_campaign(tmp_path / "example.sqlite"), "alice", show_times=False, doc_format="markdown"
+    )
 
     async def run_before(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press("2")
         await settle(pilot)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_queue_done_screen(snap_compare, tmp_path: Path) -> None:
+    app = judge_app(build_campaign(tmp_path / "example.sqlite", QUEUE[:2]), "alice", show_times=False)
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("2", "x")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 def test_adjudication_screen(snap_compare, tmp_path: Path) -> None:
-    app = adjudicate_app(two_assessors(tmp_path), "carol", show_times=False)
+    app = adjudicate_app(two_assessors(tmp_path), "carol", show_times=False, doc_format="markdown")
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
 
 
 def test_organiser_screen(snap_compare, tmp_path: Path) -> None:
     app = ProgressApp(two_assessors(tmp_path), interval=0, show_times=False)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=(160, 48), run_before=settle)

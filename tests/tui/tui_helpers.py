@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import html
+import re
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 
 from toolkit.judging.records import CampaignTopic, Document, Item
@@ -86,3 +89,32 @@ async def settle(pilot: Pilot) -> None:
     """Wait until document workers are done and the screen has refreshed."""
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+_SVG_TEXT = re.compile(
+    r'<text [^>]*x="([\d.]+)"[^>]*textLength="([\d.]+)"[^>]*clip-path="url\(#terminal-\d+-line-(\d+)\)">([^<]*)</text>'
+)
+
+
+def screen_lines(app: App[Any]) -> list[str]:
+    """The screen as lines of text, read from Textual's public screenshot (SVG: one <text> per segment, at
+    its x; blank cells are not drawn, so each segment is put back at its column)."""
+    lines: dict[int, dict[int, str]] = {}
+    cell = None
+    for x, length, number, text in _SVG_TEXT.findall(app.export_screenshot()):
+        chars = html.unescape(text).replace("\xa0", " ")
+        if cell is None and chars:
+            cell = float(length) / len(chars)
+        lines.setdefault(int(number), {})[round(float(x) / (cell or 1))] = chars
+    out = []
+    for n in sorted(lines):
+        row: list[str] = []
+        for column, chars in sorted(lines[n].items()):
+            row.extend(" " * (column - len(row)))
+            row[column : column + len(chars)] = chars
+        out.append("".join(row).rstrip())
+    return out
+
+
+def screen_text(app: App[Any]) -> str:
+    return "\n".join(screen_lines(app))

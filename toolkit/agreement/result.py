@@ -169,3 +169,12 @@ class AgreementResult:
     krippendorff: AlphaResult
     distributions: tuple[GradeDistribution, ...]
     versions: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def nothing_to_compare(self) -> str | None:
+        """Why there is no agreement at all to report — no item graded by two assessors — or None."""
+        if any(p.n for p in self.pairs):
+            return None
+        people = f"{len(self.assessors)} assessor{'s' if len(self.assessors) != 1 else ''}"
+        items = f"{self.n_items} graded item{'s' if self.n_items != 1 else ''}"
+        return f"no item has grades from two assessors ({people}, {items})"

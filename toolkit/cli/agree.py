@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from toolkit.cli.options import emit, format_option, output_option
-from toolkit.errors import UsageError
+from toolkit.errors import ToolkitError, UsageError
 
 
 def parse_labels(text: str | None) -> list[int] | None:
@@ -79,4 +79,9 @@ def command(
     if labels is None and loaded.labels is not None:
         labels = list(loaded.labels)
     result = agree(loaded.judgments, labels=labels, seed=seed, bootstrap=bootstrap)
+    if result.nothing_to_compare:
+        raise ToolkitError(
+            f"{source}: nothing to compare: {result.nothing_to_compare}; agreement needs items that two or "
+            "more assessors graded (give them an overlap: `trec-toolkit assign --overlap …`)"
+        )
     emit(render(result, fmt), output)

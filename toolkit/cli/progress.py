@@ -16,8 +16,16 @@ import click
     show_default=True,
     help="Seconds between refreshes (0 = only on r).",
 )
-def command(campaign: Path, interval: float) -> None:
-    """Watch CAMPAIGN being judged: counts per assessor and topic, time per judgment, live kappa, stale items.
+@click.option(
+    "--fast-below",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Flag grades given in less than this many seconds (too fast to have read the document).",
+)
+def command(campaign: Path, interval: float, fast_below: float) -> None:
+    """Watch CAMPAIGN being judged: counts, time per topic and session, time left, gold accuracy, fast
+    grades, live kappa, stale items.
 
     \b
     Example:
@@ -27,4 +35,4 @@ def command(campaign: Path, interval: float) -> None:
     from toolkit.tui.progress import ProgressApp
 
     CampaignStore.open(campaign).close()  # a clean one-line error for a bad path, before the screen opens
-    ProgressApp(campaign, interval=interval).run()
+    ProgressApp(campaign, interval=interval, fast_below_ms=round(fast_below * 1000)).run()

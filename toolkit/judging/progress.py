@@ -1,9 +1,19 @@
 """Progress as a read model: per assessor and topic, per assessor overall, and the organiser's report.
 
 Counts follow the queue's status rule (``toolkit.judging.queue``): a skipped item is still ``remaining`` (a
-skip is not a decision), a stale item judged on old text is remaining again. Median times are over
-settling decisions (judged or unrateable) that recorded a duration; the per-assessor median is over the
+skip is not a decision), a stale item judged on old text is remaining again. Times are the reading times
+the judging screen records with each decision (``duration_ms``: from the document appearing to the key),
+over settling decisions (judged or unrateable) still in force; the per-assessor median is over the
 assessor's own decisions, not a median of topic medians.
+
+What the organiser needs to run a campaign, beyond counts (issue 16.8):
+
+- **time** per topic (``ProgressRow.total_ms``) and per **session** — an assessor's stretch of work, their
+  log events with no pause longer than ``SESSION_GAP_S`` between two of them (``sessions``);
+- an **estimate of the judging time left** per assessor: remaining items × their median time per judgment;
+- **gold accuracy** per assessor: of the gold items they graded, how many got the known grade;
+- **fast judgments**: grades given in less than ``fast_below_ms`` (default 1 s) — too fast to have read the
+  document — counted per assessor and listed.
 
 The pool's side (``pool_status``): the latest round, how many items it queued, and how many pool items no
 assessor has yet — what a new round leaves to do before anyone can judge it, shown live by ``progress``
@@ -15,21 +25,32 @@ The organiser's screen adds live Cohen's kappa per pair of assessors; that stati
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from toolkit.judging import log as judgment_log
 from toolkit.judging.disagreements import disagreements
 from toolkit.judging.queue import SETTLED, item_status, stale_items
-from toolkit.judging.records import Item, ProgressRow
+from toolkit.judging.records import DECISIONS, Item, LogEvent, ProgressRow
 from toolkit.judging.store import CampaignStore
+
+#: A pause longer than this between two of an assessor's log events starts a new session (30 min).
+SESSION_GAP_S = 30 * 60
+#: Grades given faster than this (ms) are flagged: nobody reads a document in under a second.
+FAST_BELOW_MS = 1000
 
 
 @dataclass(frozen=True)
 class AssessorTotal:
-    """Progress of one assessor over all topics."""
+    """Progress of one assessor over all topics.
+
+    ``total_ms``: reading time of their decisions in force; ``left_ms``: remaining × median time per
+    judgment (None before any timed decision); ``gold_judged``/``gold_correct``: gold items they graded, and
+    how many with the known grade; ``fast``: grades given in less than the report's ``fast_below_ms``.
+    """
 
     assessor: str
     assigned: int
@@ -38,6 +59,41 @@ class AssessorTotal:
     unrateable: int
     remaining: int
     median_ms: float | None
+    total_ms: int = 0
+    left_ms: float | None = None
+    gold_judged: int = 0
+    gold_correct: int = 0
+    fast: int = 0
+
+    @property
+    def gold_accuracy(self) -> float | None:
+        return self.gold_correct / self.gold_judged if self.gold_judged else None
+
+
+@dataclass(frozen=True)
+class SessionSpan:
+    """One stretch of an assessor's work: from the first document they read to their last event.
+
+    ``started``/``ended`` are UTC ISO times; ``wall_s`` the length; ``judging_ms`` the reading time recorded
+    with its decisions.
+    """
+
+    assessor: str
+    started: str
+    ended: str
+    decisions: int
+    wall_s: float
+    judging_ms: int
+
+
+@dataclass(frozen=True)
+class FastJudgment:
+    """A grade in force that was given faster than the report's threshold."""
+
+    assessor: str
+    query_id: str
+    doc_id: str
+    duration_ms: int
 
 
 @dataclass(frozen=True)
@@ -64,6 +120,9 @@ class ProgressReport:
     disagreements: int
     adjudicated: int
     pool: PoolStatus | None = None
+    sessions: tuple[SessionSpan, ...] = ()
+    fast: tuple[FastJudgment, ...] = ()
+    fast_below_ms: int = FAST_BELOW_MS
 
 
 def pool_status(store: CampaignStore, queues: Mapping[str, Sequence[Item]] | None = None) -> PoolStatus:
@@ -91,7 +150,7 @@ def pool_status(store: CampaignStore, queues: Mapping[str, Sequence[Item]] | Non
 
 
 def progress(store: CampaignStore) -> list[ProgressRow]:
-    """Per assessor and topic: assigned, judged, skipped, unrateable, remaining, median ms per decision."""
+    """Per assessor and topic: assigned, judged, skipped, unrateable, remaining, median and total ms."""
     order = {t.query_id: i for i, t in enumerate(store.topics())}
     hashes = store.latest_hashes()
     rows: list[ProgressRow] = []
@@ -117,6 +176,7 @@ def progress(store: CampaignStore) -> list[ProgressRow]:
                     count["unrateable"],
                     len(entries) - count["judge"] - count["unrateable"],
                     float(statistics.median(times)) if times else None,
+                    sum(times),
                 )
             )
     return rows
@@ -132,6 +192,8 @@ def assessor_totals(
     ):
         rs = list(group)
         times = durations.get(assessor, [])
+        median = float(statistics.median(times)) if times else None
+        remaining = sum(r.remaining for r in rs)
         out.append(
             AssessorTotal(
                 assessor,
@@ -139,26 +201,91 @@ def assessor_totals(
                 sum(r.judged for r in rs),
                 sum(r.skipped for r in rs),
                 sum(r.unrateable for r in rs),
-                sum(r.remaining for r in rs),
-                float(statistics.median(times)) if times else None,
+                remaining,
+                median,
+                total_ms=sum(r.total_ms for r in rs),
+                left_ms=None if median is None else remaining * median,
             )
         )
     return out
 
 
-def progress_report(store: CampaignStore) -> ProgressReport:
-    """Progress rows, per-assessor totals, stale items and the disagreement counts of a campaign."""
+def _time(iso: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def sessions(events: Sequence[LogEvent], *, gap_s: float = SESSION_GAP_S) -> list[SessionSpan]:
+    """Each assessor's sessions: their events split wherever they paused longer than ``gap_s``.
+
+    A session starts when its first decision's document appeared (the event time less its reading time)
+    and ends at its last event; adjudications are not judging sessions.
+    """
+    out: list[SessionSpan] = []
+    mine = sorted((e for e in events if e.action != "adjudicate"), key=lambda e: (e.assessor, e.event_id))
+    for assessor, group in itertools.groupby(mine, key=lambda e: e.assessor):
+        span: list[LogEvent] = []
+        for event in group:
+            if span and (_time(event.time) - _time(span[-1].time)).total_seconds() > gap_s:
+                out.append(_span(assessor, span))
+                span = []
+            span.append(event)
+        if span:
+            out.append(_span(assessor, span))
+    return sorted(out, key=lambda s: (s.started, s.assessor))
+
+
+def _span(assessor: str, events: list[LogEvent]) -> SessionSpan:
+    decided = [e for e in events if e.action in DECISIONS]
+    first = events[0]
+    start = _time(first.time) - dt.timedelta(milliseconds=first.duration_ms or 0)
+    end = _time(events[-1].time)
+    return SessionSpan(
+        assessor=assessor,
+        started=start.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        ended=events[-1].time,
+        decisions=len(decided),
+        wall_s=(end - start).total_seconds(),
+        judging_ms=sum(e.duration_ms or 0 for e in decided),
+    )
+
+
+def progress_report(store: CampaignStore, *, fast_below_ms: int = FAST_BELOW_MS) -> ProgressReport:
+    """Progress rows, per-assessor totals, sessions, gold accuracy, fast grades, stale items, disagreements."""
+    current = store.current_judgments(include_gold=True)
     durations: dict[str, list[int]] = {}
-    for j in store.current_judgments(include_gold=True):
+    for j in current:
         if j.action in SETTLED and j.duration_ms is not None:
             durations.setdefault(j.assessor, []).append(j.duration_ms)
+    gold = store.gold()
+    fast = tuple(
+        FastJudgment(j.assessor, j.query_id, j.doc_id, j.duration_ms)
+        for j in current
+        if j.action == "judge" and j.duration_ms is not None and j.duration_ms < fast_below_ms
+    )
+    graded_gold: dict[str, list[bool]] = {}
+    for j in current:
+        known = gold.get((j.query_id, j.doc_id))
+        if j.action == "judge" and known is not None:
+            graded_gold.setdefault(j.assessor, []).append(j.grade == known)
     rows = progress(store)
+    totals = [
+        replace(
+            t,
+            gold_judged=len(graded_gold.get(t.assessor, [])),
+            gold_correct=sum(graded_gold.get(t.assessor, [])),
+            fast=sum(1 for f in fast if f.assessor == t.assessor),
+        )
+        for t in assessor_totals(rows, durations)
+    ]
     found = disagreements(store)
     return ProgressReport(
         progress=tuple(rows),
-        totals=tuple(assessor_totals(rows, durations)),
+        totals=tuple(totals),
         stale=tuple(stale_items(store)),
         disagreements=len(found),
         adjudicated=sum(1 for d in found if d.adjudicated is not None),
         pool=pool_status(store),
+        sessions=tuple(sessions(store.events())),
+        fast=fast,
+        fast_below_ms=fast_below_ms,
     )

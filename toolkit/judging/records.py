@@ -110,7 +110,10 @@ class LogEvent:
 
 @dataclass(frozen=True)
 class ProgressRow:
-    """Progress of one assessor on one topic. ``remaining`` counts skipped items: a skip is not a decision."""
+    """Progress of one assessor on one topic. ``remaining`` counts skipped items: a skip is not a decision.
+
+    ``total_ms``: the reading time of the settling decisions in force (time spent on the topic).
+    """
 
     assessor: str
     query_id: str
@@ -120,6 +123,7 @@ class ProgressRow:
     unrateable: int
     remaining: int
     median_ms: float | None
+    total_ms: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,24 @@
 """The organiser's screen (``trec-toolkit progress CAMPAIGN`` / ``judge CAMPAIGN --progress``).
 
-Per assessor and topic: assigned, judged, skipped, unrateable, remaining and median time per judgment
-(``toolkit.judging.progress``); live Cohen's kappa for every pair of assessors on what both have graded so far
-(``toolkit.agreement.judgments.pair_kappas``); the stale items. The report is
-recomputed in a thread worker (with its own connection) every few seconds, so assessors judging into the same
-file are never blocked and the screen never freezes.
+Per assessor: counts (unrateable apart from judged), median time per judgment, time spent, the judging time
+left at their pace and when they would finish if they judged on now, gold accuracy and grades given too fast
+to be real reading (``toolkit.judging.progress``); their sessions; per assessor and topic, counts and time;
+live Cohen's kappa for every pair of assessors on what both have graded so far
+(``toolkit.agreement.judgments.pair_kappas``); the stale items and the fast grades. The report is recomputed
+in a thread worker (with its own connection) every few seconds, so assessors judging into the same file are
+never blocked and the screen never freezes.
 
-This screen is for the organiser: unlike the judging screen it may show who graded what.
+This screen is for the organiser: unlike the judging screen it may show who graded what. Every name and id
+is shown through ``visible`` and as plain text (a DataTable would read a string as markup).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -21,14 +26,24 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from toolkit.agreement.judgments import PairKappa, pair_kappas
-from toolkit.judging.progress import ProgressReport, progress_report
+from toolkit.formats.text import visible
+from toolkit.judging.progress import FAST_BELOW_MS, ProgressReport, progress_report
 from toolkit.judging.store import CampaignStore
+from toolkit.tui.screens import duration
+from toolkit.tui.widgets import clock_time
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
+#: How many fast grades the summary lists by name (the count per assessor is in the table).
+FAST_LISTED = 10
 
 
 def seconds(ms: float | None) -> str:
     return "–" if ms is None else f"{ms / 1000:.1f} s"
+
+
+def cell(text: str) -> Text:
+    """A table cell from campaign data: controls made visible, never markup."""
+    return Text(visible(text, one_line=True))
 
 
 class ProgressApp(App[None]):
@@ -42,12 +57,20 @@ class ProgressApp(App[None]):
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
-    def __init__(self, path: str | Path, *, interval: float = 2.0, show_times: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        interval: float = 2.0,
+        show_times: bool = True,
+        fast_below_ms: int = FAST_BELOW_MS,
+    ) -> None:
         super().__init__()
         self.path = Path(path)
         self.interval = interval
         self.show_times = show_times
-        self.sub_title = self.path.stem
+        self.fast_below_ms = fast_below_ms
+        self.sub_title = visible(self.path.stem, one_line=True)
         self.report: ProgressReport | None = None
         self.pairs: tuple[PairKappa, ...] = ()
 
@@ -60,18 +83,25 @@ class ProgressApp(App[None]):
                 "Agreement (Cohen's kappa, unweighted, on shared graded items)", classes="dialog-title"
             )
             yield DataTable(id="pairs", classes="report", cursor_type="none")
+            yield Label("Sessions (a pause over 30 min starts a new one)", classes="dialog-title")
+            yield DataTable(id="sessions", classes="report", cursor_type="none", zebra_stripes=True)
             yield Label("Per assessor and topic", classes="dialog-title")
             yield DataTable(id="topics", classes="report", cursor_type="none", zebra_stripes=True)
             yield Static(id="summary", classes="report")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        fast = f"<{self.fast_below_ms / 1000:g} s"
         self.query_one("#totals", DataTable).add_columns(
-            "assessor", "assigned", "judged", "skipped", "unrateable", "remaining", "median/judgment"
-        )
+            "assessor", "assigned", "judged", "unrateable", "skipped", "left", "median",
+            "time", "time left", "finish ≈", "gold", fast,
+        )  # fmt: skip
         self.query_one("#pairs", DataTable).add_columns("assessor A", "assessor B", "shared", "kappa")
+        self.query_one("#sessions", DataTable).add_columns(
+            "assessor", "started", "length", "decisions", "reading time"
+        )
         self.query_one("#topics", DataTable).add_columns(
-            "assessor", "topic", "assigned", "judged", "skipped", "unrateable", "remaining", "median"
+            "assessor", "topic", "assigned", "judged", "unrateable", "skipped", "left", "median", "time"
         )
         self.action_refresh()
         if self.interval > 0:
@@ -83,56 +113,103 @@ class ProgressApp(App[None]):
     @work(thread=True, exclusive=True, group="report")
     def compute(self) -> None:
         with CampaignStore.open(self.path) as store:
-            report = progress_report(store)
+            report = progress_report(store, fast_below_ms=self.fast_below_ms)
             pairs = tuple(pair_kappas(store))
         self.call_from_thread(self.show_report, report, pairs)
 
+    def _time(self, text: str) -> str:
+        return text if self.show_times else ""
+
     def show_report(self, report: ProgressReport, pairs: tuple[PairKappa, ...]) -> None:
         self.report, self.pairs = report, pairs
-        times = self.show_times
+        now = dt.datetime.now()
         totals = self.query_one("#totals", DataTable)
         totals.clear()
         for t in report.totals:
+            gold = (
+                "–"
+                if t.gold_accuracy is None
+                else f"{t.gold_correct}/{t.gold_judged} ({t.gold_accuracy:.0%})"
+            )
+            left = "–" if t.left_ms is None else duration(t.left_ms / 1000)
+            finish = (
+                "–"
+                if t.left_ms is None
+                else "done"
+                if not t.remaining
+                else (now + dt.timedelta(milliseconds=t.left_ms)).strftime("%H:%M")
+            )
             totals.add_row(
-                t.assessor,
+                cell(t.assessor),
                 t.assigned,
                 t.judged,
-                t.skipped,
                 t.unrateable,
+                t.skipped,
                 t.remaining,
-                seconds(t.median_ms) if times else "",
+                self._time(seconds(t.median_ms)),
+                self._time(duration(t.total_ms / 1000)),
+                self._time(left),
+                self._time(finish),
+                gold,
+                t.fast,
             )
         table = self.query_one("#pairs", DataTable)
         table.clear()
         for p in pairs:
             table.add_row(
-                p.a, p.b, p.n, f"{p.kappa:.3f}" if p.kappa is not None else f"undefined: {p.reason}"
+                cell(p.a),
+                cell(p.b),
+                p.n,
+                f"{p.kappa:.3f}" if p.kappa is not None else cell(f"undefined: {p.reason}"),
+            )
+        spans = self.query_one("#sessions", DataTable)
+        spans.clear()
+        for s in report.sessions:
+            spans.add_row(
+                cell(s.assessor),
+                self._time(clock_time(s.started)),
+                self._time(duration(s.wall_s)),
+                s.decisions,
+                self._time(duration(s.judging_ms / 1000)),
             )
         topics = self.query_one("#topics", DataTable)
         topics.clear()
         for r in report.progress:
             topics.add_row(
-                r.assessor,
-                r.query_id,
+                cell(r.assessor),
+                cell(r.query_id),
                 r.assigned,
                 r.judged,
-                r.skipped,
                 r.unrateable,
+                r.skipped,
                 r.remaining,
-                seconds(r.median_ms) if times else "",
+                self._time(seconds(r.median_ms)),
+                self._time(duration(r.total_ms / 1000)),
             )
+        self.query_one("#summary", Static).update(self._summary(report))
+
+    def _summary(self, report: ProgressReport) -> Text:
+        text = Text(f"Disagreements: {report.disagreements} ({report.adjudicated} adjudicated)\n")
         stale = ", ".join(f"{i.assessor}:{i.query_id}/{i.doc_id}" for i in report.stale) or "none"
-        summary = (
-            f"Disagreements: {report.disagreements} ({report.adjudicated} adjudicated)\n"
-            f"Stale items (text changed since judged): {stale}"
-        )
+        text.append(visible(f"Stale items (text changed since judged): {stale}\n"))
         if report.pool is not None:
             pool = report.pool
-            summary += (
-                f"\nPool: round {pool.round}, {pool.pooled} items; the round queued {pool.new_round} "
-                f"({pool.new_round_unassigned} unassigned); unassigned overall: {pool.unassigned}"
+            text.append(
+                f"Pool: round {pool.round}, {pool.pooled} items; the round queued {pool.new_round} "
+                f"({pool.new_round_unassigned} unassigned); unassigned overall: {pool.unassigned}\n"
             )
-        if times:
+        limit = f"{report.fast_below_ms / 1000:g} s"
+        if report.fast:
+            listed = ", ".join(
+                f"{f.assessor}:{f.query_id}/{f.doc_id} ({f.duration_ms} ms)"
+                for f in report.fast[:FAST_LISTED]
+            )
+            more = f" and {len(report.fast) - FAST_LISTED} more" if len(report.fast) > FAST_LISTED else ""
+            text.append(f"Grades faster than {limit}: ", style="bold")
+            text.append(visible(f"{len(report.fast)}: {listed}{more}"))
+        else:
+            text.append(f"Grades faster than {limit}: none")
+        if self.show_times:
             every = f"refreshes every {self.interval:g} s" if self.interval > 0 else "r refreshes"
-            summary += f"\nUpdated {time.strftime('%H:%M:%S')} · {every}"
-        self.query_one("#summary", Static).update(summary)
+            text.append(f"\nUpdated {time.strftime('%H:%M:%S')} · {every}")
+        return text

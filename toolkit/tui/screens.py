@@ -185,13 +185,13 @@ def summary_lines(summary: SessionSummary, *, show_times: bool = True) -> list[s
     if summary.unsaved:
         rows.append(("Not saved", str(summary.unsaved), "(the campaign is busy; still trying)"))
     width = max(len(n) for _, n, _ in rows)
-    lines = [f"{label:<12}{n:>{width}}  {extra}".rstrip() for label, n, extra in rows]
+    lines = [f"{label:<14}{n:>{width}}  {extra}".rstrip() for label, n, extra in rows]
     if show_times:
         lines.append(
-            f"{'Time judging':<12}{duration(summary.judging_ms / 1000)} (reading time of every decision)"
+            f"{'Time judging':<14}{duration(summary.judging_ms / 1000)} (reading time of every decision)"
         )
         lines.append(
-            f"{'This session':<12}{duration(summary.session_s)}, {summary.decided_now} "
+            f"{'This session':<14}{duration(summary.session_s)}, {summary.decided_now} "
             f"decision{'s' if summary.decided_now != 1 else ''}"
         )
     return lines

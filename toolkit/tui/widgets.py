@@ -145,7 +145,7 @@ def html_to_markdown(html: str) -> str:
     """HTML as Markdown (markdownify): structure kept, scripts and styles dropped, nothing fetched or run."""
     from markdownify import markdownify
 
-    return str(markdownify(html, heading_style="ATX", strip=["script", "style", "iframe", "object"]))
+    return str(markdownify(html, heading_style="ATX"))
 
 
 def _norm(line: str) -> str:
@@ -176,7 +176,7 @@ def body_of(text: str, title: str, doc_id: str) -> str:
             rest = line[len(doc_id) :].strip().lstrip("·|:-–—").strip()
             if rest:
                 lines[i] = rest
-    return "\n".join(lines[i:])
+    return "\n".join(lines[i:]).rstrip()
 
 
 def render_document(
@@ -340,19 +340,15 @@ class DocumentView(VerticalScroll):
         return console, console.options.update_width(max(1, width))
 
     def _scroll_to_line(self, line: int) -> None:
-        header_height = self.query_one("#doc-header", Static).outer_size.height
-        self.scroll_to(y=max(0, header_height + line - CONTEXT_LINES), animate=False)
+        self.scroll_to(y=max(0, line - CONTEXT_LINES), animate=False)
 
     def jump_to_first_term(self) -> None:
-        """Open the view at the first query term when it is below what the screen shows (the header stays
-        in view otherwise)."""
+        """Open the view at the first query term when it is below what the screen shows (the header is
+        docked, so title, id and decision stay in view)."""
         if self.rendered is None:
             return
         line = self.rendered.first_term_line(*self._body_options())
-        if line is None:
-            return
-        header_height = self.query_one("#doc-header", Static).outer_size.height
-        if header_height + line >= self.scrollable_content_region.height:
+        if line is not None and line >= self.scrollable_content_region.height:
             self._scroll_to_line(line)
 
     def find_matches(self) -> list[int]:

@@ -1,0 +1,95 @@
+"""The judging screen against a busy campaign (issue 11.5): another process holds the write lock for 45 s —
+longer than SQLite's 30 s busy timeout — while the assessor keeps grading.
+
+The screen must never freeze (every key is handled within a second and the next document shows), must say
+that it is saving, must not close while a decision is unsaved, and after the lock is released every
+decision must be in the store exactly once, in the order given. (Kept out of tests/judging/
+test_concurrency.py, which CI repeats: this one takes ~50 s.)
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from tui_helpers import async_test
+
+from toolkit.judging.store import CampaignStore
+from toolkit.tui.app import JudgeApp, judge_app
+from toolkit.tui.screens import SavingScreen
+from toolkit.tui.widgets import DocumentView
+
+SIZE = (110, 36)
+HOLD_S = 45.0
+
+
+def shown(app: JudgeApp) -> str | None:
+    return app.query_one(DocumentView).doc_id
+
+
+async def until(pilot, condition, timeout: float) -> float:
+    """Pause the test (never the app) until ``condition()``; the seconds it took."""
+    start = time.monotonic()
+    while not condition():
+        assert time.monotonic() - start < timeout, "timed out"
+        await pilot.pause(0.05)
+    return time.monotonic() - start
+
+
+def log(path: Path) -> list[tuple[str, str, int | None]]:
+    with CampaignStore.open(path) as store:
+        return [(e.action, e.doc_id, e.grade) for e in store.log()]
+
+
+@async_test
+async def test_a_busy_campaign_never_freezes_the_screen_nor_loses_a_grade(campaign: Path) -> None:
+    holder = sqlite3.connect(campaign, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # the write lock, as a long pool round or import holds it
+    release = threading.Timer(HOLD_S, lambda: holder.execute("COMMIT"))
+    release.start()
+    held_since = time.monotonic()
+    try:
+        app = judge_app(campaign, "alice", show_times=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: shown(app) == "doc-a", 10)
+            timings = []
+            for key, next_doc in (("2", "doc-b"), ("s", "doc-c"), ("0", "doc-d"), ("x", "doc-e")):
+                start = time.monotonic()
+                await pilot.press(key)
+                await until(pilot, lambda d=next_doc: shown(app) == d, 5)
+                timings.append(time.monotonic() - start)
+            assert max(timings) < 1.5, timings  # never frozen: the grace is 0.3 s, then the screen moves on
+            # Scrolling and moving around still work while nothing can be written.
+            await pilot.press("p")
+            await until(pilot, lambda: shown(app) == "doc-d", 5)
+            await pilot.press("n")
+            await until(pilot, lambda: shown(app) == "doc-e", 5)
+            await until(pilot, lambda: "saving… (campaign busy)" in app.save_status, 5)
+            assert "4 not saved yet" in app.save_status
+            border = str(app.query_one(DocumentView).border_subtitle)
+            assert "Item 5 of 5" in border and "saving… (campaign busy)" in border
+            assert log(campaign) == []  # still nothing: the lock is held
+            # Quitting waits for the decisions instead of dropping them.
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, SavingScreen), 5)
+            assert app.is_running
+            assert time.monotonic() - held_since < HOLD_S
+            # The lock goes at 45 s; the writer's wait (30 s busy timeout, then a retry) ends, and so does the app.
+            await until(pilot, lambda: app.return_value is not None, HOLD_S + 40)
+    finally:
+        release.join()
+        holder.close()
+    assert log(campaign) == [
+        ("judge", "doc-a", 2),
+        ("skip", "doc-b", None),
+        ("judge", "doc-c", 0),
+        ("unrateable", "doc-d", None),
+    ]
+    assert app.return_value is not None and app.return_value.splitlines()[1:5] == [
+        "Judged        2",
+        "Unrateable    1",
+        "Skipped       1  (they come back until decided)",
+        "Left          2  of 5",
+    ]
