@@ -44,3 +44,27 @@ def test_line_breaks_and_tabs() -> None:
     assert visible("one\r\ntwo\tthree\n") == "one\ntwo\tthree\n"
     assert visible("overwrite\rme") == "overwrite␍me"
     assert visible("a\nb\tc", one_line=True) == "a␊b␉c"
+
+
+def test_the_text_report_and_the_error_line_show_controls_made_visible(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+    from toolkit.reports.document import Document, heading, paragraph, table
+    from toolkit.reports.text import render_text
+
+    doc = Document(
+        (
+            heading(f"Run {ATTACKS['title']}"),
+            paragraph(f"topic text {ATTACKS['clear']}"),
+            table(["run", "n"], [[f"bm25{ATTACKS['c1 csi']}", "3"], ["x", "10"]]),
+        )
+    )
+    assert render_text(doc) == (
+        "Run ␛]2;pwned␇\ntopic text ␛[2J␛[H\n\nrun          n\nbm25\\x9b2J   3\nx           10\n"
+    )
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    result = CliRunner().invoke(main, ["score", f"x{ATTACKS['title']}.run", "--qrels", str(qrels)])
+    assert result.exit_code == 1
+    assert result.stderr == "Error: x␛]2;pwned␇.run: file not found; check the path\n"

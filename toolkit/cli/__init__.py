@@ -18,6 +18,15 @@ import click
 from toolkit import __version__
 from toolkit.errors import EXIT_DATA, EXIT_INTERRUPTED, ToolkitError
 
+
+def visible(text: str) -> str:
+    """``toolkit.formats.text.visible``, imported only when an error or warning is printed (``--help`` stays
+    instant): messages quote file names, ids and names from outside."""
+    from toolkit.formats.text import visible as make_visible
+
+    return make_visible(text)
+
+
 #: command name → "module:attribute"; each command lives in its own module under toolkit/cli/.
 COMMANDS: dict[str, str] = {
     "run": "toolkit.cli.run:command",
@@ -64,7 +73,7 @@ class LazyGroup(click.Group):
         except ToolkitError as exc:
             if debug:
                 raise
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {visible(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
@@ -77,7 +86,7 @@ class LazyGroup(click.Group):
             if debug:
                 raise
             click.echo(
-                f"Error: internal error {type(exc).__name__}: {exc} (rerun with --debug for the traceback, "
+                f"Error: internal error {type(exc).__name__}: {visible(str(exc))} (rerun with --debug for the traceback, "
                 "and please report it)",
                 err=True,
             )
@@ -87,7 +96,7 @@ class LazyGroup(click.Group):
 def _show_warning(
     message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
 ) -> None:
-    click.echo(f"Warning: {message}", err=True)
+    click.echo(f"Warning: {visible(str(message))}", err=True)
 
 
 @click.group(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from toolkit.formats.text import visible
 from toolkit.reports.document import Block, Document
 
 _CODE = re.compile(r"`([^`]+)`")
@@ -19,7 +20,10 @@ _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 
 
 def plain(text: str) -> str:
-    """Inline markup removed: `code` → code, **bold** → bold (the same marks the HTML renderer turns into tags)."""
+    """Inline markup removed: `code` → code, **bold** → bold (the same marks the HTML renderer turns into tags);
+    control characters from run names, ids and topic text made visible (``toolkit.formats.text.visible``),
+    since this layout goes to terminals."""
+    text = visible(text)
     if "`" not in text and "*" not in text:  # most cells: numbers and ids
         return text
     return _BOLD.sub(r"\1", _CODE.sub(r"\1", text))

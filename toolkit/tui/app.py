@@ -194,6 +194,8 @@ class CampaignApp(App[str | None]):
         self.save_status = ""
         self._writer_lock = threading.Lock()
         self._writer_running = False
+        self._writer_store: CampaignStore | None = None
+        self._closed = False
         self._saved = asyncio.Event()
         self._quitting: SavingScreen | None = None
         self._compact: bool | None = None
@@ -306,6 +308,11 @@ class CampaignApp(App[str | None]):
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+        with self._writer_lock:  # a writer still at work closes its store itself when it is done
+            self._closed = True
+            if not self._writer_running and self._writer_store is not None:
+                self._writer_store.close()
+                self._writer_store = None
         self.store.close()
 
     def grade_keys(self) -> dict[int, str]:
@@ -483,14 +490,13 @@ class CampaignApp(App[str | None]):
         interpreter waits for at exit, so writes queued before quitting still land.
         """
         outbox = self.session.log.outbox
-        store: CampaignStore | None = None
         pause = RETRY_S[0]
         try:
             while True:
                 try:
-                    if store is None:
-                        store = CampaignStore.open(self.path)
-                    outcome = outbox.flush_one(store)
+                    if self._writer_store is None:  # kept open between runs: opening costs a key press
+                        self._writer_store = CampaignStore.open(self.path)
+                    outcome = outbox.flush_one(self._writer_store)
                 except StoreError as exc:  # the store could not even be opened
                     outbox.last_error, outbox.last_busy = str(exc), False
                     time.sleep(pause)
@@ -509,10 +515,11 @@ class CampaignApp(App[str | None]):
                     time.sleep(pause)
                     pause = min(pause * 2, RETRY_S[1])
         finally:
-            if store is not None:
-                store.close()
             with self._writer_lock:
                 self._writer_running = False
+                if self._closed and self._writer_store is not None:
+                    self._writer_store.close()
+                    self._writer_store = None
             self._report(None)
 
     def _report(self, outcome: Outcome | None) -> None:
@@ -523,15 +530,17 @@ class CampaignApp(App[str | None]):
     def _written(self, outcome: Outcome | None) -> None:
         """The writer's report, on the screen's thread: bring the session up to date, ask about conflicts."""
         outbox = self.session.log.outbox
+        if not len(outbox):
+            self._saved.set()  # first: the key press waiting for this write goes on before any redraw
         if outcome is not None:
             conflict = self.session.apply(outcome)
             if conflict is not None:
                 self._conflicted(conflict, outcome)
-            if outcome.write.key == self._current_key():
-                self._redraw_header()
-            self.refresh_panels()
-        if not len(outbox):
-            self._saved.set()
+            if outcome.conflict or not outcome.saved:
+                # A saved write changes nothing on screen (its item already shows the decision); these do.
+                if outcome.write.key == self._current_key():
+                    self._redraw_header()
+                self.refresh_panels()
         self._show_save_status()
         if self._quitting is not None:
             if not len(outbox):
