@@ -93,3 +93,52 @@ async def test_a_busy_campaign_never_freezes_the_screen_nor_loses_a_grade(campai
         "Skipped       1  (they come back until decided)",
         "Left          2  of 5",
     ]
+
+
+@async_test
+async def test_leaving_a_campaign_that_cannot_be_written_keeps_the_decisions_in_a_file(
+    campaign: Path, monkeypatch
+) -> None:
+    """The campaign refuses every write (say, it became read-only): the assessor can still leave, and the
+    unsaved decisions go to a judgments file that `judgments import` adds later."""
+    from typing import Any
+
+    from click.testing import CliRunner
+
+    import toolkit.tui.app as app_module
+    from toolkit.cli import main
+    from toolkit.errors import StoreError
+
+    class Refusing:
+        def __init__(self, store: CampaignStore) -> None:
+            self.store = store
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.store, name)
+
+        def transaction(self) -> Any:
+            raise StoreError(f"{self.store.location}: the campaign is read-only here; nothing was written")
+
+    class Opener:
+        @staticmethod
+        def open(path: Any, **kwargs: Any) -> Any:
+            return Refusing(CampaignStore.open(path, **kwargs))
+
+    app = judge_app(campaign, "alice", show_times=False)
+    monkeypatch.setattr(app_module, "CampaignStore", Opener)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: shown(app) == "doc-a", 10)
+        await pilot.press("3", "x")
+        await until(pilot, lambda: "read-only" in app.save_status, 5)
+        assert "saving… (" in app.save_status and "retrying" in app.save_status
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, SavingScreen), 5)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: app.return_value is not None, 10)
+    assert log(campaign) == []
+    files = sorted(campaign.parent.glob("unsaved-alice-*.jsonl"))
+    assert len(files) == 1
+    assert f"your decisions on these documents are in {files[0]}" in (app.return_value or "")
+    result = CliRunner().invoke(main, ["judgments", "import", str(campaign), str(files[0])])
+    assert result.exit_code == 0, result.output
+    assert log(campaign) == [("judge", "doc-a", 3), ("unrateable", "doc-b", None)]

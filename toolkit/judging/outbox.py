@@ -144,6 +144,17 @@ class Outbox:
         #: Why the head could not be written on its last try (None once it is written).
         self.last_error: str | None = None
         self.last_busy = False
+        self._closed = False
+
+    def close(self) -> None:
+        """Start no more writes (the one under way, if any, finishes); what is queued stays queued."""
+        with self._lock:
+            self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        with self._lock:
+            return self._closed
 
     def new_id(self) -> int:
         with self._lock:
@@ -182,7 +193,7 @@ class Outbox:
     def flush_one(self, store: CampaignStore) -> Outcome | None:
         """Try the write at the head of the queue once (writer thread); None when the queue is empty."""
         with self._lock:
-            if not self._writes:
+            if not self._writes or self._closed:
                 return None
             write = self._writes[0]
             expect = None if write.expect is None else self._committed.get(write.expect, write.expect)

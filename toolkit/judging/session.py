@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from toolkit.errors import StoreError
@@ -446,6 +447,28 @@ class JudgingSession:
             new_items=self.new_items,
             unassigned=self.unassigned,
         )
+
+    def save_unsaved(self, folder: Path) -> tuple[Path | None, int]:
+        """Write the decisions still queued to a judgments file in ``folder`` (JSONL, for ``judgments
+        import``): the way out when the campaign cannot be written and the assessor must leave.
+
+        Stops the queue first. Returns the file (None when no decision was waiting) and how many queued undos
+        a judgments file cannot express. A write already under way may still land; importing the file then
+        appends the same decision again, which changes nothing in force.
+        """
+        self.log.outbox.close()
+        keys = list(dict.fromkeys(w.key for w in self.log.outbox.pending()))
+        decided = [j for key in keys if (j := self.log.decision(key, actions=ASSESSOR_DECISIONS)) is not None]
+        undone = len(keys) - len(decided)
+        if not decided:
+            return None, undone
+        from toolkit.formats.judgments import format_judgments
+        from toolkit.formats.textfile import atomic_write_text
+
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        path = folder / f"unsaved-{self.assessor}-{stamp}.jsonl"
+        atomic_write_text(path, format_judgments(decided, "jsonl"))
+        return path, undone
 
     def summary(self) -> SessionSummary:
         """The queue's counts and the time spent, for "queue done" and for quitting."""

@@ -504,7 +504,7 @@ class CampaignApp(App[str | None]):
                     continue
                 if outcome is None:
                     with self._writer_lock:
-                        if not len(outbox):
+                        if not len(outbox) or outbox.closed:
                             self._writer_running = False
                             return
                     continue
@@ -690,10 +690,18 @@ class CampaignApp(App[str | None]):
         screen = SavingScreen(self.save_status or "Saving…")
         self._quitting = screen
 
-        def back(_: None) -> None:
+        def answer(leave: bool | None) -> None:
             self._quitting = None
+            if leave:
+                self.exit(self.leave_now())
 
-        self.push_screen(screen, back)
+        self.push_screen(screen, answer)
+
+    def leave_now(self) -> str:
+        """Quit although writes are queued (the campaign cannot take them): keep them somewhere, say where."""
+        self.session.log.outbox.close()
+        count = len(self.session.log.outbox)
+        return f"{self.closing_summary()}Warning: {count} write(s) could not be saved to the campaign.\n"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if isinstance(self.screen, ModalScreen) and action in OUR_ACTIONS:
@@ -847,6 +855,28 @@ class JudgeApp(CampaignApp):
     def _decide_on(self, conflict: Conflict) -> None:
         if conflict.action is not None:
             self.session.decide_on(conflict.item, conflict.action, conflict.grade)
+
+    def leave_now(self) -> str:
+        """Write the decisions the campaign could not take to a judgments file beside it (or here)."""
+        lines = [self.closing_summary().rstrip("\n")]
+        for folder in (self.path.parent, Path.cwd()):
+            try:
+                saved, undone = self.session.save_unsaved(folder)
+            except (OSError, StoreError):
+                continue
+            if saved is not None:
+                where = visible(str(saved), one_line=True)
+                lines.append(
+                    f"Not saved in the campaign: your decisions on these documents are in {where}; add them "
+                    f"with `trec-toolkit judgments import {visible(str(self.path), one_line=True)} {where}`."
+                )
+            if undone:
+                lines.append(
+                    f"Not saved: {undone} undo(s); undo them again when the campaign can be written."
+                )
+            return "\n".join(lines) + "\n"
+        lines.append("Warning: the unsaved decisions could not be written to a file either; they are lost.")
+        return "\n".join(lines) + "\n"
 
     @work(thread=True, exclusive=True, group="check")
     def resync(self) -> None:

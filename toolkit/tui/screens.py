@@ -84,10 +84,14 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class SavingScreen(ModalScreen[None]):
-    """Shown when quitting with decisions not yet saved: the app closes once they are; Escape goes back."""
+class SavingScreen(ModalScreen[bool]):
+    """Shown when quitting with decisions not yet saved: the app closes once they are; Escape goes back;
+    ctrl+q leaves now, the unsaved decisions written to a file (dismisses with True)."""
 
-    BINDINGS = [Binding("escape", "back", "Back to judging")]
+    BINDINGS = [
+        Binding("escape", "back", "Back to judging"),
+        Binding("ctrl+q", "leave", "Leave now", priority=True),
+    ]
 
     def __init__(self, status: str) -> None:
         super().__init__()
@@ -107,7 +111,10 @@ class SavingScreen(ModalScreen[None]):
         self.query_one("#saving-status", Static).update(Text(status))
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        self.dismiss(False)
+
+    def action_leave(self) -> None:
+        self.dismiss(True)
 
 
 class TextScreen(ModalScreen[None]):
