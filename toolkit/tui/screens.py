@@ -159,13 +159,13 @@ def help_table(rows: list[tuple[str, str]], scroll_rows: list[tuple[str, str]] |
     table = Table(box=None, show_header=True, header_style="bold")
     table.add_column("key")
     table.add_column("does")
-    for key, description in rows:
-        table.add_row(key, description)
+    for key, description in rows:  # Text, not str: a key such as "[" is not markup
+        table.add_row(Text(key), Text(description))
     if scroll_rows:
         table.add_row("", "")
         table.add_row(Text("Scrolling the document", style="bold"), "")
         for key, description in scroll_rows:
-            table.add_row(key, description)
+            table.add_row(Text(key), Text(description))
         table.add_row("mouse wheel", "Scroll")
     return table
 
