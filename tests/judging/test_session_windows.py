@@ -13,9 +13,8 @@ import pytest
 
 from toolkit.errors import StoreError
 from toolkit.judging.adjudication import AdjudicationSession
-from toolkit.judging.outbox import ConflictError
 from toolkit.judging.session import JudgingSession
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import BusyError, CampaignStore, ConflictError
 
 
 @pytest.fixture
@@ -95,19 +94,23 @@ class Flaky:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    def transaction(self) -> Any:
+    def _try(self) -> None:
         self.tries += 1
         if self.fail:
             self.fail -= 1
-            raise StoreError(f"{self.store.location}: cannot start a write (database is locked)")
-        return self.store.transaction()
+            raise BusyError(f"{self.store.location}: the campaign is busy (database is locked)")
 
     def record(self, *args: Any, **kwargs: Any) -> int:
+        self._try()
         event = self.store.record(*args, **kwargs)
         if self.commit_then_fail:
             self.commit_then_fail -= 1
             raise StoreError(f"{self.store.location}: write failed (disk I/O error)")
         return event
+
+    def undo(self, *args: Any, **kwargs: Any) -> Any:
+        self._try()
+        return self.store.undo(*args, **kwargs)
 
 
 def test_queued_decisions_wait_out_a_busy_store_and_land_in_order_exactly_once(path: Path) -> None:

@@ -116,8 +116,10 @@ async def test_leaving_a_campaign_that_cannot_be_written_keeps_the_decisions_in_
         def __getattr__(self, name: str) -> Any:
             return getattr(self.store, name)
 
-        def transaction(self) -> Any:
+        def record(self, *args: Any, **kwargs: Any) -> Any:
             raise StoreError(f"{self.store.location}: the campaign is read-only here; nothing was written")
+
+        undo = add_note = record
 
     class Opener:
         @staticmethod

@@ -9,7 +9,8 @@ store refuses it because another window changed the item first — a conflict th
 assessor. Nothing is dropped silently.
 
 Every decision and undo is a conditional write: it carries the event id of the decision in force that
-this window saw (``expect``), and the store refuses it when another is in force now. So a retry after a
+this window saw (``expect``, passed as the store's ``expect_event``), and the store refuses it with ``ConflictError``
+when another is in force now; ``BusyError`` means "not yet, try again". So a retry after a
 failure whose outcome was unclear cannot record twice (the second try finds the first in force and
 counts it as saved), and another window's decision is never silently overwritten (issue 11.7).
 
@@ -32,69 +33,16 @@ from dataclasses import dataclass
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
 from toolkit.judging.records import DECISIONS, Judgment, LogEvent, now_iso
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import NO_DECISION, BusyError, CampaignStore, ConflictError
 
 #: Provisional event ids start here: above any id a store will hand out, so a queued event sorts last.
 PROVISIONAL = 1 << 62
-#: ``expect`` value for "no decision in force on the item" (log event ids start at 1).
-NO_DECISION = 0
-
 Key = tuple[str, str]  # (query_id, doc_id)
-
-
-class ConflictError(StoreError):
-    """A conditional write found another decision in force than the window saw; nothing was written.
-
-    ``current``: the decision in force now (None when there is none), for the screen to show and ask about.
-    """
-
-    def __init__(self, message: str, *, current: Judgment | None) -> None:
-        super().__init__(message)
-        self.current = current
-
-
-def _in_force(store: CampaignStore, assessor: str, key: Key) -> Judgment | None:
-    return store.current(assessor, key[0], key[1])
-
-
-def _record_expecting(store: CampaignStore, event: LogEvent, expect: int) -> int:
-    """``store.record`` only when the decision in force is still event ``expect``: read and write in one
-    transaction, so no other window can write in between."""
-    with store.transaction():
-        now = _in_force(store, event.assessor, (event.query_id, event.doc_id))
-        if (now.event_id if now else NO_DECISION) != expect:
-            raise ConflictError(
-                f"{event.assessor}'s decision on ({event.query_id}, {event.doc_id}) changed in another "
-                "window; nothing was recorded",
-                current=now,
-            )
-        return store.record(
-            event.assessor,
-            event.query_id,
-            event.doc_id,
-            grade=event.grade,
-            action=event.action,
-            duration_ms=event.duration_ms,
-            position=event.position,
-        )
-
-
-def _undo_expecting(store: CampaignStore, assessor: str, expect: int) -> None:
-    """``store.undo`` only when the assessor's latest decision in force is still event ``expect``."""
-    with store.transaction():
-        target = judgment_log.latest_decision(store.events(assessor=assessor))
-        if (target.event_id if target else NO_DECISION) != expect:
-            now = None if target is None else _in_force(store, assessor, (target.query_id, target.doc_id))
-            raise ConflictError(
-                f"{assessor}'s latest decision changed in another window; nothing was undone", current=now
-            )
-        store.undo(assessor)
 
 
 def is_busy(error: StoreError) -> bool:
     """The store could not take the write *yet* (another process holds the lock): worth retrying soon."""
-    text = str(error).lower()
-    return "locked" in text or "busy" in text
+    return isinstance(error, BusyError)
 
 
 @dataclass(frozen=True)
@@ -225,22 +173,18 @@ class Outbox:
     def _execute(self, store: CampaignStore, write: Write, expect: int | None) -> int | None:
         e = write.event
         if e.action in DECISIONS:
-            if expect is None:
-                return store.record(
-                    e.assessor,
-                    e.query_id,
-                    e.doc_id,
-                    grade=e.grade,
-                    action=e.action,
-                    duration_ms=e.duration_ms,
-                    position=e.position,
-                )
-            return _record_expecting(store, e, expect)
+            return store.record(
+                e.assessor,
+                e.query_id,
+                e.doc_id,
+                grade=e.grade,
+                action=e.action,
+                duration_ms=e.duration_ms,
+                position=e.position,
+                expect_event=expect,
+            )
         if e.action == "undo":
-            if expect is None:
-                store.undo(e.assessor)
-            else:
-                _undo_expecting(store, e.assessor, expect)
+            store.undo(e.assessor, expect_event=expect)
             return None
         if e.action == "note":
             return store.add_note(e.assessor, e.query_id, e.doc_id, e.note or "")

@@ -31,11 +31,11 @@ from typing import Protocol
 
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
-from toolkit.judging.outbox import ConflictError, LocalLog, Outcome
+from toolkit.judging.outbox import LocalLog, Outcome
 from toolkit.judging.progress import pool_status
 from toolkit.judging.queue import SETTLED, item_status, next_index
 from toolkit.judging.records import DECISIONS, CampaignTopic, Item, Judgment, LogEvent
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import CampaignStore, ConflictError
 
 #: The events an assessor's own decisions derive from (an adjudication under the same name is not one).
 ASSESSOR_DECISIONS = frozenset(DECISIONS)
