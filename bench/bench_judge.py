@@ -64,7 +64,7 @@ def build(path: Path, items: int, per_topic: int = 100) -> None:
 
 
 async def measure(path: Path, keys: int) -> tuple[list[float], float]:
-    from toolkit.tui.app import judge_app
+    from toolkit.tui.judge import judge_app
     from toolkit.tui.widgets import DocumentView
 
     started = time.perf_counter()

@@ -17,7 +17,7 @@ from pathlib import Path
 from tui_helpers import async_test
 
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.app import JudgeApp, judge_app
+from toolkit.tui.judge import JudgeApp, judge_app
 from toolkit.tui.screens import SavingScreen
 from toolkit.tui.widgets import DocumentView
 
@@ -105,7 +105,7 @@ async def test_leaving_a_campaign_that_cannot_be_written_keeps_the_decisions_in_
 
     from click.testing import CliRunner
 
-    import toolkit.tui.app as app_module
+    import toolkit.tui.writing as app_module
     from toolkit.cli import main
     from toolkit.errors import StoreError
 

@@ -97,14 +97,18 @@ def test_a_keymap_that_binds_one_key_twice_is_refused(tmp_path: Path) -> None:
     }
 
 
-def test_document_format_precedence_and_a_bad_value() -> None:
-    from toolkit.judging.guidelines import document_format
+def test_document_format_default_and_a_bad_value() -> None:
+    from toolkit.judging.guidelines import default_document_format
+    from toolkit.judging.records import Document
+    from toolkit.tui.widgets import render_document
 
-    assert document_format({}, {}) == "text"  # undeclared: the reading that is never wrong
-    assert document_format({}, {"docs": {"format": "markdown"}}) == "markdown"
-    assert document_format({"doc_format": "html"}, {"docs": {"format": "markdown"}}) == "html"
+    assert default_document_format({}) == "text"  # undeclared: the reading that is never wrong
+    assert default_document_format({"docs": {"format": "markdown"}}) == "markdown"
     with pytest.raises(
         ConfigError,
         match=r"^toolkit.toml \[docs\] format: 'rst' is not a document format; use one of text, markdown, html$",
     ):
-        document_format({}, {"docs": {"format": "rst"}})
+        default_document_format({"docs": {"format": "rst"}})
+    # a document's own format (from its source) comes before the workspace's default
+    own = Document("d", "", "# Heading\n\nbody", None, format="text")
+    assert render_document(own, "", doc_format="markdown").body.plain.startswith("# Heading")  # type: ignore[attr-defined]

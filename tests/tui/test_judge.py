@@ -10,7 +10,7 @@ from tui_helpers import QUEUE, async_test, build_campaign, settle
 from toolkit.judging.progress import progress
 from toolkit.judging.queue import next_item
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.app import JudgeApp, judge_app
+from toolkit.tui.judge import JudgeApp, judge_app
 from toolkit.tui.screens import DoneScreen, NoteScreen, TextScreen
 from toolkit.tui.widgets import DocumentView
 

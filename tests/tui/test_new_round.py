@@ -8,7 +8,7 @@ from tui_helpers import QUEUE, async_test, build_campaign, settle, snapshot
 
 from toolkit.judging.assign import assign, assign_new_items
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.app import judge_app
+from toolkit.tui.judge import judge_app
 from toolkit.tui.screens import DoneScreen
 from toolkit.tui.widgets import DocumentView, ProgressPanel
 

@@ -10,7 +10,7 @@ from tui_helpers import TOPICS, async_test, build_campaign, screen_text, settle
 
 from toolkit.judging.records import CampaignTopic, Document
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.app import JudgeApp, judge_app
+from toolkit.tui.judge import JudgeApp, judge_app
 from toolkit.tui.screens import DoneScreen, TextScreen
 from toolkit.tui.widgets import DocumentView, TopicPanel, body_of, render_document
 

@@ -15,7 +15,7 @@ from tui_helpers import QUEUE, build_campaign, settle
 
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.adjudicate import adjudicate_app
-from toolkit.tui.app import judge_app
+from toolkit.tui.judge import judge_app
 from toolkit.tui.progress import ProgressApp
 
 SIZE = (110, 36)

@@ -14,7 +14,7 @@ from pathlib import Path
 from tui_helpers import async_test, build_campaign, settle
 
 from toolkit.judging.store import CampaignStore
-from toolkit.tui.app import JudgeApp, judge_app
+from toolkit.tui.judge import JudgeApp, judge_app
 from toolkit.tui.screens import ConfirmScreen
 from toolkit.tui.widgets import DocumentView
 

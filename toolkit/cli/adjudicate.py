@@ -39,7 +39,7 @@ def command(
     Example:
       trec-toolkit adjudicate judging/example.sqlite --adjudicator carol
     """
-    from toolkit.judging.guidelines import document_format, read_guidelines
+    from toolkit.judging.guidelines import default_document_format, read_guidelines
     from toolkit.judging.store import CampaignStore
     from toolkit.tui.keymap import load_keymap
     from toolkit.workspace import load_workspace
@@ -49,7 +49,7 @@ def command(
         keymap = load_keymap(sorted(store.grades()), config=workspace.config, keys_file=keys_file)
         meta = store.meta()
         text = read_guidelines(guidelines, meta, workspace.config, workspace.root)
-        doc_format = document_format(meta, workspace.config)
+        doc_format = default_document_format(workspace.config)
     from toolkit.tui.adjudicate import adjudicate_app
 
     app = adjudicate_app(

@@ -50,7 +50,7 @@ def command(
       trec-toolkit judge judging/example.sqlite --assessor alice
       trec-toolkit judge judging/example.sqlite --progress        # the organiser's view
     """
-    from toolkit.judging.guidelines import document_format, read_guidelines
+    from toolkit.judging.guidelines import default_document_format, read_guidelines
     from toolkit.judging.store import CampaignStore
     from toolkit.tui.keymap import load_keymap
     from toolkit.workspace import load_workspace
@@ -68,8 +68,8 @@ def command(
         keymap = load_keymap(sorted(store.grades()), config=workspace.config, keys_file=keys_file)
         meta = store.meta()
         text = read_guidelines(guidelines, meta, workspace.config, workspace.root)
-        doc_format = document_format(meta, workspace.config)
-    from toolkit.tui.app import judge_app
+        doc_format = default_document_format(workspace.config)
+    from toolkit.tui.judge import judge_app
 
     app = judge_app(
         campaign, assessor, keymap=keymap, guidelines=text, show_times=not hide_times, doc_format=doc_format

@@ -195,18 +195,10 @@ def plain_text(row: sqlite3.Row) -> str:
 
 
 def render_doc(row: sqlite3.Row) -> str:
-    """A document as Markdown: the title line, the doc id, then the text an assessor reads.
-
-    A docstring is plain text, not Markdown (indented examples, ``>>>`` lines, hand-wrapped lists), so it
-    goes in a ``text`` block, which keeps every line break when the document is rendered as Markdown.
-    """
+    """A document as Markdown: the title line, the doc id, then the text an assessor reads."""
     lines = [f"# {row['title']}", "", f"`{row['doc_id']}` · {row['kind']}", ""]
     if row["signature"]:
         lines += ["```python", f"{row['title'].rsplit('.', 1)[-1]}{row['signature']}", "```", ""]
     text = "\n\n".join(p for p in (row["summary"], row["body"]) if p)
-    if text:
-        fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
-        lines += [f"{fence}text", text, fence]
-    else:
-        lines.append("(no docstring)")
+    lines.append(text if text else "(no docstring)")
     return "\n".join(lines).rstrip() + "\n"

@@ -46,8 +46,3 @@ def visible(text: str, *, one_line: bool = False) -> str:
         return text
     text = text.replace("\r\n", "\n")
     return (_CONTROLS_ONE_LINE if one_line else _CONTROLS).sub(_stand_in, text)
-
-
-#: The formats a document source may declare for its text (``[docs] format``): how the judging screens
-#: render it. ``text`` keeps every line break; ``markdown`` and ``html`` are rendered (never executed).
-DOC_FORMATS = ("text", "markdown", "html")

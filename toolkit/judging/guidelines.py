@@ -7,9 +7,10 @@
 assessor of a campaign reads the same text wherever they run from); else ``[judge] guidelines`` in
 ``toolkit.toml``, relative to the workspace; else none (the screen shows the grade scale only).
 
-**The documents' format** (how their text is rendered): the campaign's ``doc_format`` (recorded when it was
-pooled), else ``[docs] format`` in ``toolkit.toml`` (the doc source's declaration), else ``text`` — which
-keeps every line break and renders nothing, the one reading that is never wrong.
+**The documents' format** (how their text is rendered): each document's own ``format``, as its doc source
+gave it (``toolkit.formats.corpus``); for documents whose source said nothing, ``[docs] format`` in
+``toolkit.toml`` (``default_document_format``), else ``text`` — which keeps every line break and renders
+nothing, the one reading that is never wrong.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from toolkit.errors import ConfigError, UsageError
-from toolkit.formats.text import DOC_FORMATS
+from toolkit.formats.corpus import DOC_FORMATS
 
 
 def configured_guidelines(config: Mapping[str, object], root: Path) -> str | None:
@@ -47,18 +48,14 @@ def _read(path: Path) -> str:
         raise UsageError(f"{path}: cannot read the guidelines ({exc.strerror})") from None
 
 
-def document_format(store_meta: Mapping[str, str], config: Mapping[str, object]) -> str:
-    """``text``, ``markdown`` or ``html``: the campaign's ``doc_format``, else ``[docs] format``, else text."""
-    declared = store_meta.get("doc_format")
-    where = "the campaign's doc_format"
-    if not declared:
-        docs = config.get("docs")
-        declared = docs.get("format") if isinstance(docs, dict) else None
-        where = "toolkit.toml [docs] format"
+def default_document_format(config: Mapping[str, object]) -> str:
+    """How to render a document whose source did not say: ``[docs] format``, else ``text``."""
+    docs = config.get("docs")
+    declared = docs.get("format") if isinstance(docs, dict) else None
     if declared is None:
         return "text"
     if declared not in DOC_FORMATS:
         raise ConfigError(
-            f"{where}: {declared!r} is not a document format; use one of {', '.join(DOC_FORMATS)}"
+            f"toolkit.toml [docs] format: {declared!r} is not a document format; use one of {', '.join(DOC_FORMATS)}"
         )
     return str(declared)

@@ -2,7 +2,7 @@
 
 Same screen as judging (topic, grades, document) plus each assessor's grade and note; the disagreements
 come widest spread first. The adjudicator sees who graded what (that is the job) but still no run names
-or ranks. Writes go through the same queue and writer as judging (``toolkit.tui.app``).
+or ranks. Writes go through the same queue and writer as judging (``toolkit.tui.writing``).
 """
 
 from __future__ import annotations

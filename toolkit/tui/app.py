@@ -1,48 +1,32 @@
-"""``trec-toolkit judge``: the Textual app in which an assessor grades a campaign's documents.
+"""The Textual screens of judging and adjudication: what both show and the keys both answer.
 
-The app is a thin shell over :class:`~toolkit.judging.session.JudgingSession`: every action handler is one
-call into the session, which *queues* the write (``toolkit.judging.outbox``) and moves the cursor, and a
-redraw. One writer — a thread worker with its own connection — takes the queued writes in order and
-retries the head until the store has committed it (DESIGN §8: the UI never blocks on the store, a decision
-is never dropped):
-
-- normally the write lands in milliseconds, and the key press waits for it (up to ``GRACE_S``, without
-  blocking the event loop; further keys queue up, none is lost) so the next document appears only once the
-  decision is durable;
-- when the store is busy (another process holds the write lock for longer: a pool round, an import), the
-  screen moves on after ``GRACE_S``, the panel border says "saving… (campaign busy)", and the writer keeps
-  trying; quitting waits until every decision is saved.
-
-Two windows of one assessor (or two browser tabs) never overwrite each other silently: the item's decision
-is read again before it is shown, a decision recorded elsewhere since is shown and a decision key asks
-before replacing it, and a queued write refused by the store because of such a change comes back as a
-question.
+``CampaignApp`` is a thin shell over a session (``toolkit.judging.session.JudgingSession`` or
+``toolkit.judging.adjudication.AdjudicationSession``): every action handler is one call into the session,
+which queues the write and moves the cursor, and a redraw. How the queued writes reach the store — one
+writer thread, "saving… (campaign busy)", conflicts between two windows put to the assessor, quitting once
+everything is saved — is ``toolkit.tui.writing.WritingApp``, which this class builds on; the judging app
+itself is ``toolkit.tui.judge.JudgeApp``, the adjudication app ``toolkit.tui.adjudicate.AdjudicateApp``.
 
 Documents are read from the store in a thread worker with its own connection and kept in a small cache,
-and the next few are prefetched, so a key press never waits on the database for the next document.
+and the next few are prefetched, so a key press never waits on the database for the next document; an
+item's log is read again (in a worker) before it is shown, so a decision another window made since is shown
+and asked about before it is replaced.
 
 Blindness (DESIGN §8): nothing here reads provenance, run names, ranks or other assessors' judgments;
-the session only knows this assessor's queue and decisions.
-
-``CampaignApp`` holds what judging and adjudication share; ``JudgeApp`` and
-``toolkit.tui.adjudicate.AdjudicateApp`` add their session, side panels and texts. Nothing here writes to
-stdout: the app returns its closing summary from ``run()`` for the command to print, so the same app can
-be served in a browser.
+the session only knows this assessor's queue and decisions. Nothing here writes to stdout: the app returns
+its closing summary from ``run()`` for the command to print, so the same app can be served in a browser.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
@@ -51,12 +35,9 @@ from textual.widgets import Footer, Header
 from textual.widgets._footer import FooterKey
 from textual.worker import get_current_worker
 
-from toolkit.errors import StoreError
 from toolkit.formats.text import visible
-from toolkit.judging.outbox import Outcome
-from toolkit.judging.progress import pool_status
 from toolkit.judging.records import Document, Item, Judgment, LogEvent
-from toolkit.judging.session import Conflict, JudgingSession, Session
+from toolkit.judging.session import Session
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.keymap import ACTIONS, default_grade_key, grade_id, short_label
 from toolkit.tui.screens import (
@@ -64,23 +45,20 @@ from toolkit.tui.screens import (
     DoneScreen,
     FindScreen,
     NoteScreen,
-    SavingScreen,
     TextScreen,
     guidelines_page,
     help_table,
-    summary_lines,
 )
 from toolkit.tui.widgets import (
     DocumentView,
     GradePanel,
     Highlighted,
-    ProgressPanel,
     TopicPanel,
-    action_label,
     clock_time,
     decision_label,
     render_document,
 )
+from toolkit.tui.writing import WritingApp
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 
@@ -152,7 +130,7 @@ class KeyFooter(Footer):
             yield widget
 
 
-class CampaignApp(App[str | None]):
+class CampaignApp(WritingApp):
     """Document display shared by the judging and adjudication apps; owns (and closes) its store."""
 
     CSS_PATH = str(CSS_FILE)
@@ -190,14 +168,6 @@ class CampaignApp(App[str | None]):
         self._find_line = -1
         #: "match 2 of 5" after a search (shown on the document border).
         self.find_status = ""
-        #: What the document border says about unsaved decisions ("" when everything is saved).
-        self.save_status = ""
-        self._writer_lock = threading.Lock()
-        self._writer_running = False
-        self._writer_store: CampaignStore | None = None
-        self._closed = False
-        self._saved = asyncio.Event()
-        self._quitting: SavingScreen | None = None
         self._compact: bool | None = None
 
     # -- hooks for the subclasses -------------------------------------------------------------------
@@ -308,11 +278,7 @@ class CampaignApp(App[str | None]):
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
-        with self._writer_lock:  # a writer still at work closes its store itself when it is done
-            self._closed = True
-            if not self._writer_running and self._writer_store is not None:
-                self._writer_store.close()
-                self._writer_store = None
+        self.close_writer()
         self.store.close()
 
     def grade_keys(self) -> dict[int, str]:
@@ -472,159 +438,6 @@ class CampaignApp(App[str | None]):
                     timeout=8,
                 )
 
-    # -- writing (one writer thread, in order, until the store has every write) -------------------------
-
-    def _start_writer(self) -> None:
-        with self._writer_lock:
-            if self._writer_running:
-                return
-            self._writer_running = True
-        self._write_queued()
-
-    @work(thread=True, group="write")
-    def _write_queued(self) -> None:
-        """Write the queued writes in order with its own connection; on failure wait and retry the same one.
-
-        Never gives up and never skips: a decision leaves the queue only once the store has it (or refused it
-        for a conflict, which goes back to the screen). Runs in the default thread pool, which the
-        interpreter waits for at exit, so writes queued before quitting still land.
-        """
-        outbox = self.session.log.outbox
-        pause = RETRY_S[0]
-        try:
-            while True:
-                try:
-                    if self._writer_store is None:  # kept open between runs: opening costs a key press
-                        self._writer_store = CampaignStore.open(self.path)
-                    outcome = outbox.flush_one(self._writer_store)
-                except StoreError as exc:  # the store could not even be opened
-                    outbox.last_error, outbox.last_busy = str(exc), False
-                    time.sleep(pause)
-                    pause = min(pause * 2, RETRY_S[1])
-                    continue
-                if outcome is None:
-                    with self._writer_lock:
-                        if not len(outbox) or outbox.closed:
-                            self._writer_running = False
-                            return
-                    continue
-                self._report(outcome)
-                if outcome.saved or outcome.conflict:
-                    pause = RETRY_S[0]
-                else:
-                    time.sleep(pause)
-                    pause = min(pause * 2, RETRY_S[1])
-        finally:
-            with self._writer_lock:
-                self._writer_running = False
-                if self._closed and self._writer_store is not None:
-                    self._writer_store.close()
-                    self._writer_store = None
-            self._report(None)
-
-    def _report(self, outcome: Outcome | None) -> None:
-        # RuntimeError: the app has closed; the write itself is what matters, and it went on.
-        with contextlib.suppress(RuntimeError):
-            self.call_from_thread(self._written, outcome)
-
-    def _written(self, outcome: Outcome | None) -> None:
-        """The writer's report, on the screen's thread: bring the session up to date, ask about conflicts."""
-        outbox = self.session.log.outbox
-        if not len(outbox):
-            self._saved.set()  # first: the key press waiting for this write goes on before any redraw
-        if outcome is not None:
-            conflict = self.session.apply(outcome)
-            if conflict is not None:
-                self._conflicted(conflict, outcome)
-            if outcome.conflict or not outcome.saved:
-                # A saved write changes nothing on screen (its item already shows the decision); these do.
-                if outcome.write.key == self._current_key():
-                    self._redraw_header()
-                self.refresh_panels()
-        self._show_save_status()
-        if self._quitting is not None:
-            if not len(outbox):
-                self.exit(self.closing_summary())
-            else:
-                self._quitting.show_status(self.save_status or "Saving…")
-
-    def _current_key(self) -> tuple[str, str] | None:
-        item = self.current_item()
-        return None if item is None else (item.query_id, item.doc_id)
-
-    def _show_save_status(self) -> None:
-        outbox = self.session.log.outbox
-        count = len(outbox)
-        since = outbox.waiting_since()
-        status = ""
-        if count and since is not None and (outbox.last_error or time.monotonic() - since > BUSY_AFTER_S):
-            if outbox.last_error and not outbox.last_busy:
-                status = f"saving… ({visible(outbox.last_error, one_line=True)}; retrying)"
-            else:
-                status = "saving… (campaign busy)"
-            status += f" · {count} not saved yet"
-        if status != self.save_status:
-            self.save_status = status
-            self._show_border()
-
-    async def _perform(self, change: Callable[[], object]) -> None:
-        """Run one action on the session (it queues its writes and moves), then redraw.
-
-        When nothing else was waiting to be written, wait up to ``GRACE_S`` for this write to land first, so
-        that in the usual case the next document appears only once the decision is durable.
-        """
-        outbox = self.session.log.outbox
-        idle = not len(outbox)
-        try:
-            change()
-        except StoreError as exc:
-            self.notify(visible(str(exc)), severity="error", markup=False)
-            return
-        if len(outbox):
-            self._saved.clear()
-            self._start_writer()
-            if idle:
-                try:
-                    await asyncio.wait_for(self._saved.wait(), GRACE_S)
-                except TimeoutError:
-                    self._show_save_status()
-        self.show_current()
-
-    def _conflicted(self, conflict: Conflict, outcome: Outcome) -> None:
-        """A queued write was refused because another window changed the item first: say so, and ask."""
-        where = f"({visible(conflict.item.query_id, one_line=True)}, {visible(conflict.item.doc_id, one_line=True)})"
-        theirs = conflict.theirs
-        if conflict.action is None:
-            self.notify(
-                f"Nothing undone on {where}: it changed in another window. The store's decisions are shown.",
-                severity="warning",
-                markup=False,
-                timeout=8,
-            )
-            self.resync()
-            return
-        mine = action_label(conflict.action, conflict.grade)
-        if theirs is None:  # the other window undid its decision: nothing to replace, record ours
-            self.call_later(self._perform, lambda: self._decide_on(conflict))
-            return
-        question = Text()
-        question.append(f"While your {mine} for {where} waited to be saved, another window recorded ")
-        question.append(f"{decision_label(theirs)} at {clock_time(theirs.time)}", style="bold")
-        question.append(f".\n\nReplace it with your {mine}?")
-
-        def answer(replace: bool | None) -> None:
-            if replace:
-                self.call_later(self._perform, lambda: self._decide_on(conflict))
-
-        self.push_screen(ConfirmScreen("Decided in another window", question), answer)
-
-    def _decide_on(self, conflict: Conflict) -> None:
-        """Record the decision a conflict held back (judging only; adjudication has no conditional grades)."""
-
-    @work(thread=True, exclusive=True, group="check")
-    def resync(self) -> None:
-        """Read this user's whole log again (after a refused undo), once the writes have landed."""
-
     # -- shared actions (one call into the session, then redraw) -----------------------------------------
 
     async def action_grade(self, grade: int) -> None:
@@ -681,28 +494,6 @@ class CampaignApp(App[str | None]):
         await self._perform(lambda: self.session.note(text))
         self.note_saved(had_decision)
 
-    async def action_quit(self) -> None:
-        """Close once every decision is saved; until then say what is still being written."""
-        if not len(self.session.log.outbox):
-            self.exit(self.closing_summary())
-            return
-        self._show_save_status()
-        screen = SavingScreen(self.save_status or "Saving…")
-        self._quitting = screen
-
-        def answer(leave: bool | None) -> None:
-            self._quitting = None
-            if leave:
-                self.exit(self.leave_now())
-
-        self.push_screen(screen, answer)
-
-    def leave_now(self) -> str:
-        """Quit although writes are queued (the campaign cannot take them): keep them somewhere, say where."""
-        self.session.log.outbox.close()
-        count = len(self.session.log.outbox)
-        return f"{self.closing_summary()}Warning: {count} write(s) could not be saved to the campaign.\n"
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if isinstance(self.screen, ModalScreen) and action in OUR_ACTIONS:
             return False
@@ -756,151 +547,3 @@ class CampaignApp(App[str | None]):
             elif isinstance(active.node, DocumentView) and binding.action in _SCROLL_ACTIONS:
                 scroll.append((shown, _SCROLL_ACTIONS[binding.action]))
         self.push_screen(TextScreen("Keys", help_table(rows, scroll)))
-
-
-class JudgeApp(CampaignApp):
-    """Grade one assessor's queue; build it with :func:`judge_app` (the bindings depend on the scale)."""
-
-    TITLE = "trec-toolkit judge"
-    session: JudgingSession
-
-    def __init__(
-        self,
-        store: CampaignStore,
-        assessor: str,
-        *,
-        path: Path,
-        clock: Callable[[], float] = time.monotonic,
-        **options: Any,
-    ) -> None:
-        super().__init__(store, path=path, **options)
-        self.session = JudgingSession(store, assessor, clock=clock, write_through=False)
-        self.sub_title = visible(f"{path.stem} · assessor {assessor}", one_line=True)
-
-    def side_panels(self) -> list[Widget]:
-        return [ProgressPanel(id="progress", classes="panel")]
-
-    def on_mount(self) -> None:
-        # Textual calls CampaignApp.on_mount too (handlers run along the MRO): no super() here.
-        if self.POLL_S > 0:
-            self.set_interval(self.POLL_S, self.poll_queue)
-
-    #: Seconds between two looks for items assigned since the window opened (a new pool round).
-    POLL_S = 5.0
-
-    @work(thread=True, exclusive=True, group="poll")
-    def poll_queue(self) -> None:
-        """Read the assessor's queue in a worker; only a change (a new round, new assignments) is applied."""
-        with self._reader_lock:
-            if self._reader is None:
-                self._reader = CampaignStore.open(self.path)
-            rounds = len(self._reader.rounds())
-            queue = self._reader.queue(self.session.assessor)
-            if (rounds, len(queue)) == self._polled:
-                return
-            hashes = self._reader.latest_hashes()
-            unassigned = pool_status(self._reader).unassigned
-        self.call_from_thread(self._queue_changed, rounds, queue, hashes, unassigned)
-
-    _polled: tuple[int, int] | None = None
-
-    def _queue_changed(
-        self, rounds: int, queue: list[Item], hashes: dict[str, str | None], unassigned: int
-    ) -> None:
-        self._polled = (rounds, len(queue))
-        before = (self.session.item, self.session.unassigned)
-        added = self.session.refresh(queue, hashes, unassigned=unassigned)
-        if added:
-            self.notify(f"{added} new item(s) were assigned to you.")
-        if added or (self.session.item, self.session.unassigned) != before:
-            self.show_current()  # redraws the panels; leaves the "queue done" screen when there is work
-
-    def document_shown(self) -> None:
-        self.session.shown()
-
-    def note_shown(self, item: Item) -> str | None:
-        return self.session.note_of(item)
-
-    def elsewhere(self, item: Item) -> Judgment | None:
-        return self.session.elsewhere(item)
-
-    def reconcile(self, item: Item, events: list[LogEvent], version: int) -> bool:
-        return self.session.reconcile(item, events, version)
-
-    def position(self) -> str:
-        progress = self.session.progress()
-        if self.session.item is None:
-            return f"All {progress.total} decided"
-        return f"Item {progress.position} of {progress.total}"
-
-    def refresh_panels(self) -> None:
-        self.query_one(ProgressPanel).show_progress(self.session.progress(), show_times=self.show_times)
-        self._show_border()
-
-    def _summary(self) -> list[str]:
-        return summary_lines(self.session.summary(), show_times=self.show_times)
-
-    def done_summary(self) -> Text:
-        text = Text("Every item in your queue has a decision; your decisions are saved.\n\n")
-        text.append("\n".join(self._summary()))
-        text.append("\n\nu undoes your last decision, p goes back through the queue, q quits.", style="dim")
-        return text
-
-    def closing_summary(self) -> str:
-        header = (
-            f"{visible(self.session.assessor, one_line=True)} on {visible(self.path.name, one_line=True)}"
-        )
-        return "\n".join([header, *self._summary()]) + "\n"
-
-    def _decide_on(self, conflict: Conflict) -> None:
-        if conflict.action is not None:
-            self.session.decide_on(conflict.item, conflict.action, conflict.grade)
-
-    def leave_now(self) -> str:
-        """Write the decisions the campaign could not take to a judgments file beside it (or here)."""
-        lines = [self.closing_summary().rstrip("\n")]
-        for folder in (self.path.parent, Path.cwd()):
-            try:
-                saved, undone = self.session.save_unsaved(folder)
-            except (OSError, StoreError):
-                continue
-            if saved is not None:
-                where = visible(str(saved), one_line=True)
-                lines.append(
-                    f"Not saved in the campaign: your decisions on these documents are in {where}; add them "
-                    f"with `trec-toolkit judgments import {visible(str(self.path), one_line=True)} {where}`."
-                )
-            if undone:
-                lines.append(
-                    f"Not saved: {undone} undo(s); undo them again when the campaign can be written."
-                )
-            return "\n".join(lines) + "\n"
-        lines.append("Warning: the unsaved decisions could not be written to a file either; they are lost.")
-        return "\n".join(lines) + "\n"
-
-    @work(thread=True, exclusive=True, group="check")
-    def resync(self) -> None:
-        assessor = self.session.assessor
-        events = self._read(lambda store: store.events(assessor=assessor))
-        self.call_from_thread(self._resynced, events)
-
-    def _resynced(self, events: list[LogEvent]) -> None:
-        if self.session.resync(events):
-            self.show_current()
-
-    # -- the one action only judging has --------------------------------------------------------------
-
-    async def action_unrateable(self) -> None:
-        await self._decide(self.session.unrateable, "unrateable")
-
-
-def judge_app(path: str | Path, assessor: str, **options: Any) -> JudgeApp:
-    """Open the campaign and build the app, with one binding per grade of the campaign's scale."""
-    store = CampaignStore.open(path)
-    try:
-        bindings = grade_bindings(store.grades()) + action_bindings()
-        cls = type("JudgeApp", (JudgeApp,), {"BINDINGS": bindings, "__module__": __name__})
-        return cls(store, assessor, path=Path(path), **options)  # type: ignore[no-any-return]
-    except BaseException:
-        store.close()
-        raise

@@ -182,7 +182,9 @@ def body_of(text: str, title: str, doc_id: str) -> str:
 def render_document(
     document: Document, query: str, find: str | None = None, *, doc_format: str = "text"
 ) -> Highlighted:
-    """The document body as the assessor reads it, by its declared format, query terms highlighted."""
+    """The document body as the assessor reads it, by its declared format (its own, else ``doc_format``:
+    the workspace's default for sources that say nothing), query terms highlighted."""
+    doc_format = document.format or doc_format
     body: RenderableType
     if document.fetch_error:
         body = Text(f"This document could not be fetched: {visible(document.fetch_error)}", style="italic")
