@@ -30,38 +30,51 @@ def test_value_holds_a_number_or_a_reason() -> None:
 
 
 def test_both_assessors_one_and_the_same_grade() -> None:
-    judgments = [(who, "q1", f"d{i}", 0) for who in ("alice", "bob") for i in range(4)]
+    judgments = [(who, "q1", f"d{i}", 0) for who in ("alice", "bob") for i in range(12)]
     result = agree(judgments, labels=[0, 1, 2, 3], bootstrap=0)
     (pair,) = result.pairs
-    assert pair.n == 4
+    assert pair.n == 12
     assert pair.percent_agreement.value == 100.0
     for k in (pair.unweighted, pair.linear, pair.quadratic):
-        assert k.estimate == Value.undefined(P_E_1.format(n=4, g=0))
-        assert k.ci95.reason == P_E_1.format(n=4, g=0)
+        assert k.estimate == Value.undefined(P_E_1.format(n=12, g=0))
+        assert k.ci95.reason == P_E_1.format(n=12, g=0)
     b1 = pair.binarised[0]
     assert b1.kappa.estimate.reason == (
-        "both assessors rated all 4 shared items not relevant (grade < 1): chance agreement p_e = 1, "
+        "both assessors rated all 12 shared items not relevant (grade < 1): chance agreement p_e = 1, "
         "so kappa is undefined"
     )
-    assert b1.overlap.reason == "neither assessor judged any of the 4 shared items relevant (grade ≥ 1)"
+    assert b1.overlap.reason == "neither assessor judged any of the 12 shared items relevant (grade ≥ 1)"
     assert result.fleiss.estimate.reason == (
-        "every judgment on the 4 items judged by 2 assessors is grade 0: chance agreement is 1, "
+        "every judgment on the 12 items judged by 2 assessors is grade 0: chance agreement is 1, "
         "so Fleiss' kappa is undefined"
     )
     assert result.krippendorff.ordinal.reason == (
-        "every judgment on the 4 items judged by 2 or more assessors is grade 0: expected disagreement is 0, "
+        "every judgment on the 12 items judged by 2 or more assessors is grade 0: expected disagreement is 0, "
         "so alpha is undefined"
     )
 
 
+def test_the_minimum_data_rule_comes_before_the_other_reasons() -> None:
+    """Four items all graded 0 by both: too few for any coefficient, whatever else is wrong with them."""
+    judgments = [(who, "q1", f"d{i}", 0) for who in ("alice", "bob") for i in range(4)]
+    result = agree(judgments, labels=[0, 1, 2, 3], bootstrap=0)
+    assert result.pairs[0].quadratic.estimate == Value.undefined("needs at least 10 shared items (found 4)")
+    assert result.fleiss.estimate.reason == "needs at least 10 items judged by 2 assessors each (found 4)"
+    assert (
+        result.krippendorff.nominal.reason
+        == "needs at least 10 items judged by 2 or more assessors (found 4)"
+    )
+    assert result.pairs[0].percent_agreement.value == 100.0  # descriptive: shown at any n
+
+
 def test_one_assessor_with_one_grade_gives_kappa_zero_without_a_fake_ci() -> None:
-    # p_e = p_o whatever bob does (hand: p_o = 2/4 = P(bob = 0) = p_e), so kappa = 0 exactly.
-    judgments = [("alice", "q1", f"d{i}", 0) for i in range(4)]
-    judgments += [("bob", "q1", f"d{i}", g) for i, g in enumerate([0, 1, 0, 3])]
+    # p_e = p_o whatever bob does (hand: p_o = 6/12 = P(bob = 0) = p_e), so kappa = 0 exactly.
+    judgments = [("alice", "q1", f"d{i}", 0) for i in range(12)]
+    judgments += [("bob", "q1", f"d{i}", g) for i, g in enumerate([0, 1, 0, 3] * 3)]
     (pair,) = agree(judgments, labels=[0, 1, 2, 3], bootstrap=50).pairs
     reason = "alice rated every shared item grade 0: kappa is 0 by construction and its standard error is degenerate"
     for k in (pair.unweighted, pair.linear, pair.quadratic):
-        assert k.estimate.value == pytest.approx(0.0, abs=1e-12)
+        assert k.estimate.value == 0.0 and math.copysign(1, k.estimate.value) == 1  # not -0.0
         assert k.se == Value.undefined(reason)
         assert k.ci95 == Interval.undefined(reason)
         assert k.ci95_bootstrap == Interval.undefined(reason)
@@ -86,8 +99,8 @@ def test_one_shared_item() -> None:
     (pair,) = agree(judgments, labels=[0, 1, 2], bootstrap=0).pairs
     assert pair.n == 1
     assert pair.percent_agreement.value == 0.0
-    assert pair.unweighted.estimate == Value.undefined("only 1 shared item (kappa needs at least 2)")
-    assert pair.per_topic[0].quadratic == Value.undefined("only 1 shared item (kappa needs at least 2)")
+    assert pair.unweighted.estimate == Value.undefined("needs at least 10 shared items (found 1)")
+    assert pair.per_topic[0].quadratic == Value.undefined("needs at least 10 shared items (found 1)")
 
 
 def test_single_assessor_has_no_pairs_and_says_why_for_alpha() -> None:
@@ -96,19 +109,20 @@ def test_single_assessor_has_no_pairs_and_says_why_for_alpha() -> None:
     assert result.krippendorff.interval == Value.undefined("alpha needs at least 2 assessors (found 1)")
 
 
-def test_bootstrap_needs_two_topics_and_can_be_disabled() -> None:
-    one_topic = agree(a4_judgments(topics=1), labels=[0, 1, 2, 3], bootstrap=100).pairs[0]
+def test_bootstrap_needs_ten_topics_and_can_be_disabled() -> None:
+    one_topic = agree(a4_judgments(topics=9), labels=[0, 1, 2, 3], bootstrap=100).pairs[0]
     assert one_topic.unweighted.ci95_bootstrap == Interval.undefined(
-        "bootstrap over topics needs shared items in at least 2 topics (found 1)"
+        "the topic bootstrap needs at least 10 topics with shared items (found 9)"
     )
     disabled = agree(a4_judgments(), labels=[0, 1, 2, 3], bootstrap=0).pairs[0]
     assert disabled.quadratic.ci95_bootstrap == Interval.undefined("bootstrap disabled (bootstrap=0)")
 
 
-def test_bootstrap_of_identical_topics_is_a_point_and_is_seeded() -> None:
-    """Every topic carries the same table, so every resample has the same kappa: the CI is [κ, κ]."""
+def test_bootstrap_of_identical_topics_is_refused_not_a_point() -> None:
+    """Every topic carries the same table, so every resample has the same kappa: a [κ, κ] interval would claim
+    certainty (issue 12: it printed [1.0, 1.0] where the analytic CI was refused)."""
     judgments = []
-    for t in range(1, 5):
+    for t in range(1, 11):
         judgments += [
             (who, f"q{t}", f"d{t}-{i}", g)
             for who, grades in (("a", [0, 1, 1, 2]), ("b", [0, 1, 2, 2]))
@@ -116,13 +130,17 @@ def test_bootstrap_of_identical_topics_is_a_point_and_is_seeded() -> None:
         ]
     pair = agree(judgments, labels=[0, 1, 2], bootstrap=200).pairs[0]
     for k in (pair.unweighted, pair.linear, pair.quadratic):
-        assert k.ci95_bootstrap.low == pytest.approx(k.estimate.value)
-        assert k.ci95_bootstrap.high == pytest.approx(k.estimate.value)
+        assert k.estimate.value is not None
+        assert k.ci95_bootstrap == Interval.undefined(
+            f"every topic resample gives the same kappa ({k.estimate.value:.4f}): a zero-width interval says "
+            "nothing about uncertainty"
+        )
 
 
 def test_bootstrap_is_reproducible_and_pair_local() -> None:
-    base = a4_judgments(topics=4)
+    base = a4_judgments(topics=12)
     first = agree(base, labels=[0, 1, 2, 3], seed=7, bootstrap=300).pairs[0]
+    assert first.unweighted.ci95_bootstrap.low is not None
     again = agree(list(reversed(base)), labels=[0, 1, 2, 3], seed=7, bootstrap=300).pairs[0]
     assert first.unweighted.ci95_bootstrap == again.unweighted.ci95_bootstrap
     # Adding a third assessor does not move the alice/bob bootstrap.
@@ -149,7 +167,7 @@ def test_json_of_a_degenerate_result_is_strict_json_with_reasons() -> None:
     doc = json.loads(text, parse_constant=refuse)
     pair = doc["pairs"][0]
     assert pair["kappa"]["unweighted"]["value"] is None
-    assert pair["kappa"]["unweighted"]["reason"] == "only 1 shared item (kappa needs at least 2)"
+    assert pair["kappa"]["unweighted"]["reason"] == "needs at least 10 shared items (found 1)"
     assert doc["pairs"][1]["reason"] == "no shared items"
     assert doc == {
         "schema_version": SCHEMA_VERSION,
@@ -168,7 +186,7 @@ def test_summary_for_the_export_manifest() -> None:
     json.dumps(summary, allow_nan=False)
     degenerate = agreement_summary([("a", "q", "d", 0), ("b", "q", "d", 0)], [0, 1])
     assert degenerate["pairs"][0]["kappa_linear"] is None
-    assert degenerate["reasons"]["a/b linear"] == "only 1 shared item (kappa needs at least 2)"
+    assert degenerate["reasons"]["a/b linear"] == "needs at least 10 shared items (found 1)"
 
 
 def test_analytic_ci_is_clipped_to_the_range_of_kappa() -> None:

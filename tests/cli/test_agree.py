@@ -92,7 +92,7 @@ def test_a1_table_output_exactly(tmp_path: Path) -> None:
 def test_a1_json(tmp_path: Path) -> None:
     doc = agree_json(write_tsv(tmp_path / "a1.tsv", expand_table(A1_TABLE, A1_GRADES, topics=5)))
     assert list(doc)[:5] == ["schema_version", "labels", "pairs", "fleiss", "krippendorff"]
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert doc["labels"] == [0, 1]
     (pair,) = doc["pairs"]
     assert list(pair)[:6] == ["a", "b", "n", "percent_agreement", "kappa", "binarised"]
@@ -102,8 +102,12 @@ def test_a1_json(tmp_path: Path) -> None:
     assert k["value"] == pytest.approx(0.4)
     assert k["ci95"] == pytest.approx([0.1511, 0.6489], abs=5e-5)
     assert k["se"] == pytest.approx(0.1270, abs=5e-5)
-    # Round-robin over 5 topics gives every topic the same 4/1/2/3 table: every resample has kappa 0.4.
-    assert k["ci95_bootstrap"] == pytest.approx([0.4, 0.4])
+    # 5 topics: too few for the topic bootstrap (minimum-data rule)
+    assert k["ci95_bootstrap"] is None
+    assert (
+        k["ci95_bootstrap_reason"]
+        == "the topic bootstrap needs at least 10 topics with shared items (found 5)"
+    )
     assert pair["binarised"]["1"]["kappa"] == pytest.approx(0.4)
     assert pair["binarised"]["1"]["overlap"] == pytest.approx(20 / 35)
 
@@ -266,38 +270,39 @@ def test_skip_and_unrateable_lines_are_not_grades(tmp_path: Path) -> None:
     assert doc["pairs"][0]["n"] == 1
 
 
-# Hand-made degenerate campaign: alice and bob agree on both shared items (0 and 1); carol judged one item
-# nobody else did. Hand results: alice/bob p_o = 100%, kappa = 1 (p_e = 1/2), but the asymptotic SE is 0
-# (statsmodels), so no normal CI; carol shares nothing with anyone; Fleiss on the 2 doubly-judged items:
-# P̄ = 1, P̄e = 0.5 → 1; alpha = 1 (no disagreement among pairable values).
-DEGENERATE_TSV = "alice\tq1\td1\t0\nbob\tq1\td1\t0\nalice\tq1\td2\t1\nbob\tq1\td2\t1\ncarol\tq2\td3\t1\n"
+# Hand-made degenerate campaign: alice and bob agree on all 10 shared items (five 0s, five 1s); carol judged
+# one item nobody else did. Hand results: alice/bob p_o = 100%, kappa = 1 (p_e = 1/2), but the asymptotic SE
+# is 0 (statsmodels), so no normal CI; carol shares nothing with anyone; Fleiss on the 10 doubly-judged
+# items: P̄ = 1, P̄e = 0.5 → 1; alpha = 1 (no disagreement among pairable values).
+DEGENERATE_TSV = "".join(f"{who}\tq1\td{i}\t{i % 2}\n" for i in range(1, 11) for who in ("alice", "bob"))
+DEGENERATE_TSV += "carol\tq2\td11\t1\n"
 DEGENERATE_TEXT = """\
 Assessor agreement
 
-Agreement on labels 0,1: 3 assessors, 3 items, 5 judgments (seed 42, no bootstrap)
+Agreement on labels 0,1: 3 assessors, 11 items, 21 judgments (seed 42, no bootstrap)
 
 Cohen's kappa per pair (shared items; 95% CI analytic and bootstrap over topics)
-a      b      n   agree%  weights       kappa  95% CI   bootstrap 95% CI
-alice  bob    2    100.0  unweighted   1.0000  n/a [1]  n/a [2]
-                          linear       1.0000  n/a [1]  n/a [2]
-                          quadratic    1.0000  n/a [1]  n/a [2]
-alice  carol  0  n/a [3]  unweighted  n/a [3]  n/a [3]  n/a [2]
-                          linear      n/a [3]  n/a [3]  n/a [2]
-                          quadratic   n/a [3]  n/a [3]  n/a [2]
-bob    carol  0  n/a [3]  unweighted  n/a [3]  n/a [3]  n/a [2]
-                          linear      n/a [3]  n/a [3]  n/a [2]
-                          quadratic   n/a [3]  n/a [3]  n/a [2]
+a      b       n   agree%  weights       kappa  95% CI   bootstrap 95% CI
+alice  bob    10    100.0  unweighted   1.0000  n/a [1]  n/a [2]
+                           linear       1.0000  n/a [1]  n/a [2]
+                           quadratic    1.0000  n/a [1]  n/a [2]
+alice  carol   0  n/a [3]  unweighted  n/a [3]  n/a [3]  n/a [2]
+                           linear      n/a [3]  n/a [3]  n/a [2]
+                           quadratic   n/a [3]  n/a [3]  n/a [2]
+bob    carol   0  n/a [3]  unweighted  n/a [3]  n/a [3]  n/a [2]
+                           linear      n/a [3]  n/a [3]  n/a [2]
+                           quadratic   n/a [3]  n/a [3]  n/a [2]
 
 Binarised (relevant = grade >= t): kappa and Voorhees overlap |both| / |either|
 a      b      t       kappa  overlap  both  either
-alice  bob    >= 1   1.0000   1.0000     1       1
+alice  bob    >= 1   1.0000   1.0000     5       5
 alice  carol  >= 1  n/a [3]  n/a [3]     0       0
 bob    carol  >= 1  n/a [3]  n/a [3]     0       0
 """
 DEGENERATE_TAIL = """\
 Across all assessors
-- Fleiss' kappa: 1.0000 over 2 items judged by 2 assessors each (1 other item left out)
-- Krippendorff's alpha (2 of 3 items judged by 2 or more): nominal 1.0000, ordinal 1.0000, interval 1.0000
+- Fleiss' kappa: 1.0000 over 10 items judged by 2 assessors each (1 other item left out)
+- Krippendorff's alpha (10 of 11 items judged by 2 or more): nominal 1.0000, ordinal 1.0000, interval 1.0000
 
 Undefined
   [1] the asymptotic SE of kappa is 0 for this table (as under perfect agreement), so the normal-approximation CI would be a single point
@@ -319,7 +324,8 @@ def test_degenerate_table_output(tmp_path: Path) -> None:
         "ci95": None,
         "reason": "no shared items",
         "se": None,
-        "ci95_reason": None,
+        "se_reason": "no shared items",
+        "ci95_reason": "no shared items",
         "ci95_bootstrap": None,
         "ci95_bootstrap_reason": "bootstrap disabled (bootstrap=0)",
         "bootstrap_dropped": 0,
@@ -362,3 +368,90 @@ def test_nothing_to_compare_exits_non_zero_with_the_reason(tmp_path: Path) -> No
     code, out, err = run(str(campaign), "--format", "json")
     assert (code, out) == (1, "")
     assert "nothing to compare: no item has grades from two assessors (1 assessor, 1 graded item)" in err
+
+
+# --- Issue 12 defect 5: one minimum-data rule for every statistic, and a reason for every null --------------
+
+
+def tsv(path: Path, rows: list[tuple[str, str, str, int]]) -> Path:
+    path.write_text("".join(f"{a}\t{q}\t{d}\t{g}\n" for a, q, d, g in rows), encoding="utf-8")
+    return path
+
+
+def nulls_without_reason(node, where: str = "") -> list[str]:
+    """Paths of JSON nulls that have no reason next to them (``X_reason``, or ``reason`` in the same object)."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if value is None and not key.endswith("reason"):
+                reason = node.get(f"{key}_reason", node.get("reason"))
+                if not reason:
+                    found.append(f"{where}/{key}")
+            else:
+                found += nulls_without_reason(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += nulls_without_reason(value, f"{where}/{i}")
+    return found
+
+
+def test_defect5_fleiss_and_alpha_on_two_items_are_null_with_the_rule(tmp_path: Path) -> None:
+    """Two items, two assessors who disagree on both: Fleiss' kappa used to print −1.0."""
+    path = tsv(
+        tmp_path / "two.tsv",
+        [("alice", "q1", "d1", 0), ("bob", "q1", "d1", 1)]
+        + [("alice", "q1", "d2", 1), ("bob", "q1", "d2", 0)],
+    )
+    doc = agree_json(path, "--labels", "0,1")
+    assert doc["fleiss"]["value"] is None
+    assert doc["fleiss"]["reason"] == "needs at least 10 items judged by 2 assessors each (found 2)"
+    assert doc["krippendorff"]["nominal"] is None
+    assert doc["krippendorff"]["reason"] == "needs at least 10 items judged by 2 or more assessors (found 2)"
+    k = doc["pairs"][0]["kappa"]["unweighted"]
+    assert k["value"] is None and k["reason"] == "needs at least 10 shared items (found 2)"
+    assert nulls_without_reason(doc) == []
+    code, out, _ = run(str(path), "--labels", "0,1")
+    assert code == 0 and "-1.0000" not in out
+
+
+def test_defect5_no_bootstrap_point_interval_where_the_analytic_ci_is_refused(tmp_path: Path) -> None:
+    """Perfect agreement on 20 items over 20 topics: SE 0, no analytic CI — the bootstrap said [1.0, 1.0]."""
+    rows = [(who, f"q{i:02d}", f"d{i}", i % 4) for i in range(20) for who in ("alice", "bob")]
+    doc = agree_json(tsv(tmp_path / "perfect.tsv", rows), "--labels", "0,1,2,3")
+    k = doc["pairs"][0]["kappa"]["quadratic"]
+    assert k["value"] == 1.0 and k["ci95"] is None and k["ci95_bootstrap"] is None
+    assert k["ci95_bootstrap_reason"] == (
+        "every topic resample gives the same kappa (1.0000): a zero-width interval says nothing about uncertainty"
+    )
+    binarised = doc["pairs"][0]["binarised"]["1"]
+    assert binarised["kappa"] == 1.0 and binarised["kappa_ci95"] is None and binarised["kappa_ci95_reason"]
+    assert nulls_without_reason(doc) == []
+
+
+def test_defect5_a_constant_assessor_never_prints_negative_zero(tmp_path: Path) -> None:
+    """alice grades every item 0: kappa is exactly 0 whatever bob does — it printed as -0.0000."""
+    bob = [3, 0, 2, 3, 3, 2, 3, 2, 1, 1, 2, 1, 0, 2, 1, 2, 0, 0, 2, 3, 0, 2]
+    rows = [("alice", f"q{i % 10}", f"d{i}", 0) for i in range(22)]
+    rows += [("bob", f"q{i % 10}", f"d{i}", g) for i, g in enumerate(bob)]
+    path = tsv(tmp_path / "const.tsv", rows)
+    code, out, _ = run(str(path), "--labels", "0,1,2,3", "--bootstrap", "0")
+    assert code == 0 and "-0.0000" not in out
+    doc = agree_json(path, "--labels", "0,1,2,3", "--bootstrap", "0")
+    for w in ("unweighted", "linear", "quadratic"):
+        value = doc["pairs"][0]["kappa"][w]["value"]
+        assert value == 0.0 and str(value) == "0.0"  # not -0.0
+    assert nulls_without_reason(doc) == []
+
+
+def test_defect5_the_bootstrap_needs_ten_topics(tmp_path: Path) -> None:
+    rows = [
+        (who, f"q{i % 5}", f"d{i}", g) for i, g in enumerate([0, 1, 2, 3] * 5) for who in ("alice", "bob")
+    ]
+    rows[-1] = ("bob", "q4", "d19", 0)
+    doc = agree_json(tsv(tmp_path / "five.tsv", rows), "--labels", "0,1,2,3")
+    k = doc["pairs"][0]["kappa"]["unweighted"]
+    assert k["value"] is not None and k["ci95_bootstrap"] is None
+    assert (
+        k["ci95_bootstrap_reason"]
+        == "the topic bootstrap needs at least 10 topics with shared items (found 5)"
+    )

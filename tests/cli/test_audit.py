@@ -77,6 +77,7 @@ ids = "results[*].doc_id"
 
 [audit]
 measures = ["RR@10", "P@1"]
+primary = "RR@10"
 margins = { "RR@10" = 0.05 }
 """
 
@@ -109,12 +110,15 @@ def test_audit_writes_every_file_and_a_summary(workspace: Path):
     ]
     assert "run bad: running over 4 topics" in err and "run good: running over 4 topics" in err
     # RR@10: bad = (1/2 + 1/3 + 1/2 + 1/2)/4 = 0.458333, good = (1 + 1 + 1/2 + 1)/4 = 0.875
-    assert out.splitlines()[0] == "Audit of good against bad on mini (4 topics, primary RR@10, seed 42)"
-    assert "good: RR@10 0.4583 → 0.8750 (delta +0.4167" in out
+    assert out.splitlines()[0] == (
+        "Audit of good against bad on mini (4 topics, primary RR@10, randomization test, seed 42)"
+    )
+    # deltas 1/2, 2/3, 0, 1/2: 3 non-zero pairs, so no exact test can reach α (smallest p = 2/2^3)
+    assert "good: cannot reach α = 0.05 with 3 non-zero pairs — RR@10 0.4583 → 0.8750 (Δ +0.4167" in out
     assert "good: rank 1 fixed 3, degraded 0, unchanged 1, both-suboptimal 0" in out
     assert "good: preferences won 1, lost 0, tied 0" in out
-    # 4 topics, deltas 1/2, 2/3, 0, 1/2: mean 0.416667 > −0.05 by far, one-sided t test rejects
-    assert "good: RR@10 non-inferiority: no regression larger than 0.05 (95% lower bound" in out
+    # 4 topics: fewer than the 10 the minimum-data rule asks of an interval, so no non-inferiority claim
+    assert "good: RR@10 non-inferiority: undefined (needs at least 10 topics (found 4))" in out
     doc = json.loads((workspace / "audits" / "audit.json").read_text())
     assert doc["baseline"] == "bad" and doc["runs"] == ["bad", "good"]
     assert doc["comparisons"][0]["delta"] == pytest.approx(0.875 - 0.458333333)
@@ -123,18 +127,24 @@ def test_audit_writes_every_file_and_a_summary(workspace: Path):
     assert doc["setup"]["topics"]["path"] == "topics/mini.toml"
     assert set(doc["by_class"]) == {"canonical", "deprecation"}
     md = (workspace / "audits" / "audit.md").read_text()
-    for section in (
-        "## Setup",
-        "## Versions",
+    sections = [
+        "## Verdict",
         "## Aggregate",
-        "## Tests",
+        "## Confirmatory test (RR@10)",
+        "## Secondary measures",
         "## Rank-1 buckets",
         "## Preferences (deprecation)",
-        "## Per class",
+        "## Per class (exploratory)",
+        "## Judged@10",
+        "## Failed topics",
         "## Worst regressions (RR@10)",
-        "## Plots",
-    ):
-        assert section in md
+        "## Appendix",
+        "### Setup",
+        "### Versions",
+    ]
+    at = [md.index(section + "\n") for section in sections]
+    assert at == sorted(at)
+    assert md.index("![Mean delta per measure") < md.index("## Confirmatory test")  # forest beside the table
     assert (workspace / "qrels" / "mini.qrels").read_text() == "t1 0 a1 1\nt2 0 b1 1\nt3 0 g1 1\nt4 0 new 1\n"
 
 
@@ -167,8 +177,8 @@ def test_changed_system_config_reruns(workspace: Path):
         ),
         (
             lambda c: c.replace("[audit]", "[audit]\ncolour = 1"),
-            "[audit] has unknown key(s) colour; known: alpha, correction, margins, measures, name, output, primary, "
-            "qrels, seed",
+            "[audit] has unknown key(s) colour; known: alpha, correction, margins, measures, name, order, output, "
+            "primary, qrels, seed, test",
         ),
     ],
 )
@@ -223,6 +233,90 @@ def test_example_workspace_audit(tmp_path: Path):
     for suffix in ("md", "json", "html"):
         assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
     assert len(list((tmp_path / "audits").glob("audit-*.png"))) == 3
+
+
+# --- Issue 12 defects 6 and 7: failed topics and Judged@k are part of every audit ------------------------
+
+FLAKY = """
+import json, os, sys
+engine, query = sys.argv[1], sys.argv[2]
+if engine == "flaky" and query in os.environ.get("FAIL", "").split(","):
+    sys.exit("search backend down")
+ranked = {"steady": ["x", "{q}1"], "flaky": ["{q}1", "x"]}[engine]
+print(json.dumps({"results": [{"doc_id": d.format(q=query)} for d in ranked]}))
+"""
+
+FLAKY_CONFIG = """
+[workspace]
+topics = "topics/t.toml"
+baseline = "steady"
+workers = 1
+
+[systems.steady]
+command = ["{python}", "search.py", "steady", "{query}"]
+parser = "json"
+ids = "results[*].doc_id"
+
+[systems.flaky]
+command = ["{python}", "search.py", "flaky", "{query}"]
+parser = "json"
+ids = "results[*].doc_id"
+
+[audit]
+measures = ["RR@10"]
+primary = "RR@10"
+"""
+
+
+@pytest.fixture
+def flaky_ws(tmp_path: Path) -> Path:
+    (tmp_path / "topics").mkdir()
+    topics = "".join(f'[[topic]]\nid = "t{i}"\nquery = "w{i}"\ntruth = [\'^w{i}1$\']\n\n' for i in range(12))
+    (tmp_path / "topics" / "t.toml").write_text(topics)
+    (tmp_path / "search.py").write_text(FLAKY)
+    (tmp_path / "toolkit.toml").write_text(FLAKY_CONFIG)
+    return tmp_path
+
+
+def test_defect6_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FAIL", "w3,w7")
+    code, out, err = audit("--config", str(flaky_ws / "toolkit.toml"))
+    assert code == 0, err
+    assert "flaky: not comparable: 2 topics failed in flaky" in out
+    doc = json.loads((flaky_ws / "audits" / "audit.json").read_text())
+    assert doc["failed_topics"] == {"steady": [], "flaky": ["t3", "t7"]}
+    (verdict,) = doc["verdicts"]
+    assert verdict["candidate"] == "flaky" and verdict["comparable"] is False
+    assert verdict["verdict"] == "not comparable: 2 topics failed in flaky"
+    md = (flaky_ws / "audits" / "audit.md").read_text()
+    assert "not comparable: 2 topics failed in flaky" in md.split("## Aggregate")[0]  # the first screen
+    assert "t3 t7" in md
+
+
+def test_defect6_allow_failed_gives_the_verdict_and_still_lists_the_failures(
+    flaky_ws: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("FAIL", "w3,w7")
+    code, out, err = audit("--config", str(flaky_ws / "toolkit.toml"), "--allow-failed")
+    assert code == 0, err
+    doc = json.loads((flaky_ws / "audits" / "audit.json").read_text())
+    (verdict,) = doc["verdicts"]
+    # 10 topics +1/2, the 2 failed ones −1/2: exact two-sided p = 2 · 79/4096 = 0.0386 < 0.05
+    assert verdict["comparable"] is True and verdict["verdict"] == "better"
+    assert doc["failed_topics"]["flaky"] == ["t3", "t7"]
+    assert "2 topics failed in flaky (allowed with --allow-failed)" in out
+
+
+def test_defect7_audit_reports_judged_at_k(workspace: Path) -> None:
+    code, _, err = audit("--config", str(workspace / "toolkit.toml"))
+    assert code == 0, err
+    doc = json.loads((workspace / "audits" / "audit.json").read_text())
+    assert [j["run"] for j in doc["judged"]] == ["bad", "good"]
+    # regex truth judges only the matching docs: bad's top 10 over t1..t4 has 9 docs, 4 of them judged
+    bad = doc["judged"][0]
+    assert bad["depth"] == 10 and bad["rate"] == pytest.approx((1 / 3 + 1 / 3 + 1 / 2 + 1 / 2) / 4)
+    md = (workspace / "audits" / "audit.md").read_text()
+    assert "## Judged@10" in md
 
 
 CHECK = """

@@ -37,6 +37,8 @@ def s1(*extra: str) -> dict:
         str(DATA / "s1.qrels"),
         "--measures",
         "RR@10 P@1",
+        "--primary",
+        "RR@10",
         *extra,
     )
 
@@ -44,18 +46,31 @@ def s1(*extra: str) -> dict:
 def test_s1_json_values():
     doc = s1()
     c = doc["comparisons"][0]
-    assert (c["baseline"], c["candidate"], c["measure"]) == ("s1-a", "s1-b", "RR@10")
+    assert (c["baseline"], c["candidate"], c["measure"], c["family"]) == (
+        "s1-a",
+        "s1-b",
+        "RR@10",
+        "confirmatory",
+    )
     assert c["n"] == 10 and c["n_nonzero"] == 6
     assert c["delta"] == pytest.approx(0.18)
-    assert c["tests"]["randomization"] == {"pvalue": 0.1875, "exact": True, "resamples": None}
+    rand = c["tests"]["randomization"]
+    assert (rand["pvalue"], rand["exact"], rand["resamples"]) == (0.1875, True, None)
+    assert c["test"] == "randomization" and c["pvalue"] == 0.1875
     assert c["tests"]["t"]["statistic"] == pytest.approx(1.532879, abs=1e-6)
     assert c["tests"]["t"]["df"] == 9
     assert c["tests"]["t"]["pvalue"] == pytest.approx(0.159671, abs=1e-6)
-    assert c["ci95_t"] == pytest.approx([-0.085636, 0.445636], abs=1e-6)
+    # the headline interval is the paired t interval, labelled and unadjusted
+    assert (c["ci95"]["method"], c["ci95"]["adjusted"]) == ("t", False)
+    assert [c["ci95"]["low"], c["ci95"]["high"]] == pytest.approx([-0.085636, 0.445636], abs=1e-6)
+    assert (
+        c["ci95_bootstrap"]["method"] == "percentile bootstrap" and c["ci95_bootstrap"]["resamples"] == 10_000
+    )
     assert c["effect"]["d_z"] == pytest.approx(0.484739, abs=1e-6)
     w = c["tests"]["wilcoxon"]
     assert w["statistic"] == 3.5 and w["pvalue"] == pytest.approx(0.1875) and w["zero_method"] == "wilcox"
     assert w["method"] == "exact conditional"
+    assert c["mde80"]["post_hoc"] is True and c["mde80"]["alpha"] == 0.05
 
 
 def test_s1_buckets_through_the_cli():
@@ -77,35 +92,56 @@ def test_s1_buckets_through_the_cli():
 
 def test_json_contract_keys_in_order():
     doc = s1("--margin", "RR@10=0.05")
-    assert list(doc)[:10] == [
+    assert list(doc) == [
         "schema_version",
         "seed",
         "alpha",
         "baseline",
         "runs",
         "primary",
+        "primary_declared",
+        "test",
+        "correction",
+        "confirmatory",
+        "verdicts",
         "comparisons",
         "rank1",
         "preferences",
         "by_class",
+        "all_pairs",
+        "judged",
+        "judged_qrels",
+        "failed_topics",
+        "allow_failed",
+        "versions",
+        "setup",
     ]
-    assert list(doc)[10] == "versions" and doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert list(doc["comparisons"][0]) == [
         "baseline",
         "candidate",
         "measure",
+        "family",
         "n",
         "n_nonzero",
         "mean_baseline",
         "mean_candidate",
         "delta",
         "ci95",
-        "ci95_t",
-        "tests",
+        "ci95_bootstrap",
+        "test",
+        "pvalue",
+        "pvalue_reason",
         "p_adjusted",
+        "p_adjusted_reason",
+        "adjustment",
+        "verdict",
+        "tests",
         "effect",
         "mde80",
         "noninferiority",
+        "noninferiority_reason",
+        "notes",
     ]
     assert list(doc["rank1"][0])[:10] == [
         "baseline",
@@ -122,20 +158,50 @@ def test_json_contract_keys_in_order():
     assert doc["comparisons"][0]["noninferiority"]["margin"] == 0.05
     assert doc["comparisons"][1]["noninferiority"] is None
     assert "scipy" in doc["versions"] and doc["seed"] == 42 and doc["primary"] == "RR@10"
+    assert doc["confirmatory"] == {
+        "measure": "RR@10",
+        "test": "randomization",
+        "adjustment": "holm",
+        "order": ["s1-b"],
+        "alpha": 0.05,
+        "m": 1,
+    }
+    assert doc["verdicts"] == [
+        {
+            "candidate": "s1-b",
+            "measure": "RR@10",
+            "verdict": "no significant difference",
+            "comparable": True,
+            "failed": {},
+            "warnings": [],
+        }
+    ]
 
 
-def test_holm_adjusts_over_the_family():
+def test_secondary_measures_are_their_own_adjusted_family():
     from statsmodels.stats.multitest import multipletests
 
-    doc = s1()
-    raw = [c["tests"]["randomization"]["pvalue"] for c in doc["comparisons"]]
-    assert [c["p_adjusted"] for c in doc["comparisons"]] == pytest.approx(
-        list(multipletests(raw, method="holm")[1])
+    doc = s1("--measures", "RR@10 P@1 P@5 AP")
+    first, *rest = doc["comparisons"]
+    assert first["family"] == "confirmatory" and first["p_adjusted"] == first["pvalue"]  # one candidate
+    assert [c["family"] for c in rest] == ["secondary"] * 3
+    raw = [c["pvalue"] for c in rest]
+    assert [c["p_adjusted"] for c in rest] == pytest.approx(list(multipletests(raw, method="holm")[1]))
+    bh = s1("--measures", "RR@10 P@1 P@5 AP", "--correction", "bh")["comparisons"][1:]
+    assert [c["p_adjusted"] for c in bh] == pytest.approx(list(multipletests(raw, method="fdr_bh")[1]))
+
+
+def test_default_primary_is_ndcg_at_10_and_is_added_when_not_measured():
+    doc = compare_json(
+        str(DATA / "s1-a.run"),
+        str(DATA / "s1-b.run"),
+        "--qrels",
+        str(DATA / "s1.qrels"),
+        "--measures",
+        "RR@10",
     )
-    bh = s1("--correction", "bh")
-    assert [c["p_adjusted"] for c in bh["comparisons"]] == pytest.approx(
-        list(multipletests(raw, method="fdr_bh")[1])
-    )
+    assert doc["primary"] == "nDCG@10" and doc["primary_declared"] is False
+    assert [c["measure"] for c in doc["comparisons"]] == ["nDCG@10", "RR@10"]
 
 
 @pytest.mark.parametrize(
@@ -149,6 +215,8 @@ def test_s2_mcnemar_through_the_cli(name, fixed, degraded, expected):
         "--qrels",
         str(DATA / "s2.qrels"),
         "--measures",
+        "P@1",
+        "--primary",
         "P@1",
     )
     r = doc["rank1"][0]
@@ -184,6 +252,8 @@ def test_s5_cannot_reach_alpha_text():
         str(DATA / "s5.qrels"),
         "--measures",
         "P@1",
+        "--primary",
+        "P@1",
     )
     assert code == 0
     assert "cannot reach α = 0.05 with 5 non-zero pairs" in out
@@ -203,13 +273,45 @@ def test_text_report_lines():
         str(DATA / "s1.qrels"),
         "--measures",
         "RR@10",
+        "--primary",
+        "RR@10",
     )
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "Audit: s1-b vs s1-a"
+    assert lines[:3] == ["Audit: s1-b vs s1-a", "", "Verdict"]
+    # the first screen: the verdict in words (S1: delta 0.18, t CI and exact p = 3/16 from the reference)
+    assert lines[5] == (
+        "s1-b vs s1-a: no significant difference. RR@10 0.4783 → 0.6583, Δ +0.1800, 95% CI [-0.0856, +0.4456] "
+        "(t, unadjusted), p = 0.1875 (randomization, exact), one candidate: no adjustment. Rank 1 (top 10): "
+        "Fixed 3, Degraded 1 (exact McNemar p = 0.6250)."
+    )
+    assert lines[7:10] == ["Aggregate", "measure            s1-a    s1-b", "RR@10 (primary)  0.4783  0.6583"]
     assert "- Measures: RR@10; primary measure: RR@10" in lines  # Markdown's **bold** is dropped in text
-    assert "Fixed                 3  q02 q06 q09" in lines
+    assert "Fixed                 3" in lines and "- Fixed (3): q02 q06 q09" in lines
     assert "\x1b[" not in out  # no colour off a terminal
+
+
+def test_the_terminal_view_fits_a_normal_terminal():
+    """``--format table`` lays out the audit for a terminal: every table line of the S3 report (3 classes,
+    preferences, margins) within 120 columns; only paragraphs and id lists are longer (the terminal wraps them)."""
+    code, out, _ = run(
+        "compare",
+        str(DATA / "s3-a.run"),
+        str(DATA / "s3-b.run"),
+        "--qrels",
+        str(DATA / "s3.qrels"),
+        "--topics",
+        str(DATA / "s3.toml"),
+        "--margin",
+        "P@1=0.1",
+    )
+    assert code == 0
+    blocks = out.split("\n\n")
+    tables = [b for b in blocks if "  " in b.splitlines()[-1] and not b.startswith("- ")]
+    assert (
+        tables
+        and max(len(line) for b in tables for line in b.splitlines() if not line.startswith("- ")) <= 120
+    )
 
 
 @pytest.mark.parametrize("fmt", ["table", "md", "json"])
@@ -244,7 +346,7 @@ def test_md_to_a_file_writes_plots_beside_it(tmp_path):
     text = out.read_text()
     assert "## Rank-1 buckets" in text and "![" in text
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert pngs == ["report-ci-forest.png", "report-delta-s1-b-rr-10.png", "report-first-relevant-rank.png"]
+    assert pngs == ["report-ci-forest.png", "report-delta-s1-b-ndcg-10.png", "report-first-relevant-rank.png"]
     assert all((tmp_path / p).read_bytes().startswith(b"\x89PNG") for p in pngs)
 
 
@@ -275,25 +377,41 @@ def test_three_runs_get_all_pairs():
         "RR@10",
     )
     assert doc["runs"] == ["s1-a", "s1-b", "s5-b"]
-    assert len(doc["comparisons"]) == 2 and len(doc["rank1"]) == 2
-    pairs = doc["all_pairs"][0]["pairs"]
+    assert len(doc["comparisons"]) == 4 and len(doc["rank1"]) == 2  # nDCG@10 (default primary) and RR@10
+    rr = doc["all_pairs"][1]
+    assert rr["measure"] == "RR@10" and rr["family"] == "exploratory" and rr["adjustment"] == "holm"
+    pairs = rr["pairs"]
     assert [(p["a"], p["b"]) for p in pairs] == [("s1-a", "s1-b"), ("s1-a", "s5-b"), ("s1-b", "s5-b")]
+    # a pair with the baseline is the battery's own test; the adjusted p is Holm over the three pairs
+    from statsmodels.stats.multitest import multipletests
+
+    assert pairs[0]["pvalue"] == doc["comparisons"][1]["pvalue"] == 0.1875
+    raw = [p["pvalue"] for p in pairs]
+    assert [p["p_adjusted"] for p in pairs] == pytest.approx(list(multipletests(raw, method="holm")[1]))
 
 
-def test_fail_on_regression_exits_3():
-    code, _, err = run(
-        "compare",
-        str(DATA / "s3-b.run"),
-        str(DATA / "s3-a.run"),
-        "--qrels",
-        str(DATA / "s3.qrels"),
-        "--measures",
-        "P@1",
-        "--fail-on",
-        "regression",
-    )
+def test_fail_on_regression_exits_3_and_names_its_criterion():
+    args = [str(DATA / "s3-b.run"), str(DATA / "s3-a.run"), "--qrels", str(DATA / "s3.qrels")]
+    args += ["--measures", "P@1", "--primary", "P@1", "--fail-on", "regression"]
+    code, _, err = run("compare", *args)
     assert code == 3
-    assert err.strip() == "Error: significant regression on the primary measure: s3-a (P@1 -0.6500)"
+    # S3: P@1 0.65 → 0 on 13 of 20 topics; exact randomization p = 2/2^13
+    assert err.strip() == (
+        "Error: --fail-on regression failed: s3-a (P@1 -0.6500, p adj. 0.0002441). Criterion: the "
+        "confirmatory randomization test of P@1 (holm over 1 candidate(s), α = 0.05): a candidate fails when "
+        "it is significantly worse; passing is not evidence of no regression (declare --margin for that)"
+    )
+
+
+def test_fail_on_regression_with_a_margin_uses_non_inferiority():
+    args = [str(DATA / "s1-a.run"), str(DATA / "s1-b.run"), "--qrels", str(DATA / "s1.qrels")]
+    args += ["--measures", "RR@10", "--primary", "RR@10", "--fail-on", "regression"]
+    code, _, err = run("compare", *args, "--margin", "RR@10=0.05")
+    assert code == 0  # S1: one-sided lower bound −0.0353 > −0.05 (tests/stats/test_paired.py's hand formula)
+    assert err.startswith("--fail-on regression passed. Criterion: non-inferiority of RR@10 with margin 0.05")
+    code, _, err = run("compare", *args, "--margin", "RR@10=0.01")
+    assert code == 3 and "regression not ruled out" not in err
+    assert "s1-b (RR@10 +0.1800: non-inferiority not shown)" in err
 
 
 @pytest.mark.parametrize(
@@ -325,3 +443,195 @@ def test_bad_run_file_names_path_and_line(tmp_path):
     code, _, err = run("compare", str(DATA / "s1-a.run"), str(bad), "--qrels", str(DATA / "s1.qrels"))
     assert code == 1
     assert err.startswith(f"Error: {bad}:1: ")
+
+
+# --- Issue 12: regression tests for the defects found on realistic data, each through the CLI ---------------
+
+
+def write_ranked(path: Path, tag: str, ranks: dict[str, int | None], *, depth: int = 10) -> Path:
+    """One relevant doc ``<qid>-rel`` per topic at the given rank (None: not retrieved) among ``depth`` docs."""
+    lines = []
+    for qid, rank in ranks.items():
+        n = max(depth, rank or 0)
+        docs = [f"{qid}-d{j}" for j in range(1, n + 1)]
+        if rank is not None:
+            docs[rank - 1] = f"{qid}-rel"
+        lines += [f"{qid} Q0 {doc} {i} {n + 1 - i} {tag}" for i, doc in enumerate(docs, start=1)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_rel_qrels(path: Path, qids, *, judged_nonrel: dict[str, list[str]] | None = None) -> Path:
+    lines = [f"{q} 0 {q}-rel 1" for q in qids]
+    for q, docs in (judged_nonrel or {}).items():
+        lines += [f"{q} 0 {d} 0" for d in docs]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_defect1_more_than_1024_differing_pairs_do_not_overflow(tmp_path: Path) -> None:
+    """2**1100 used to be turned into a float (OverflowError in counts.min_pvalue)."""
+    ids = [f"t{i:04d}" for i in range(1200)]
+    # baseline at rank 2 everywhere; the candidate fixes 700 topics (rank 1) and degrades 450 (rank 3)
+    a = dict.fromkeys(ids, 2)
+    b = {q: 1 if i < 700 else 3 if i < 1150 else 2 for i, q in enumerate(ids)}
+    qrels = write_rel_qrels(tmp_path / "q.qrels", ids)
+    doc = compare_json(
+        str(write_ranked(tmp_path / "a.run", "a", a)),
+        str(write_ranked(tmp_path / "b.run", "b", b)),
+        "--qrels",
+        str(qrels),
+        "--measures",
+        "RR@10 P@1",
+        "--primary",
+        "RR@10",
+    )
+    from scipy.stats import binomtest
+
+    c = doc["comparisons"][0]
+    assert c["n"] == 1200 and c["n_nonzero"] == 1150
+    r = doc["rank1"][0]
+    assert (r["fixed"], r["degraded"]) == (700, 0)  # rank 3 is not rank 1: 2 → 3 is both-suboptimal
+    p1 = doc["comparisons"][1]  # P@1: +1 on 700 topics, 0 elsewhere
+    assert p1["measure"] == "P@1" and p1["n_nonzero"] == 700
+    assert r["mcnemar"]["pvalue"] == binomtest(700, 700, 0.5).pvalue  # 2 · 2^-700, no overflow
+
+
+def test_defect2_rr_at_large_k_falls_back_to_monte_carlo_and_says_so(tmp_path: Path) -> None:
+    """lcm(1..100) does not fit an int64: the exact grid used to crash (ValueError / OverflowError)."""
+    import numpy as np
+    from scipy import stats
+
+    rng = np.random.default_rng(12)
+    ids = [f"t{i:02d}" for i in range(40)]
+    ra = {q: int(r) for q, r in zip(ids, rng.integers(1, 101, len(ids)), strict=True)}
+    rb = {q: int(r) for q, r in zip(ids, rng.integers(1, 61, len(ids)), strict=True)}
+    qrels = write_rel_qrels(tmp_path / "q.qrels", ids)
+    args = [str(write_ranked(tmp_path / "a.run", "a", ra)), str(write_ranked(tmp_path / "b.run", "b", rb))]
+    doc = compare_json(*args, "--qrels", str(qrels), "--measures", "RR@100", "--primary", "RR@100")
+    rand = doc["comparisons"][0]["tests"]["randomization"]
+    assert rand["exact"] is False and rand["resamples"] == 100_000
+    assert rand["method"].startswith("Monte Carlo")
+    d = np.array([1 / rb[q] - 1 / ra[q] for q in ids])
+    ref = stats.permutation_test(
+        (d,),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=100_000,
+        alternative="two-sided",
+        random_state=1,
+    )
+    assert abs(rand["pvalue"] - ref.pvalue) < 0.01  # two independent Monte Carlo estimates
+    code, out, _ = run("compare", *args, "--qrels", str(qrels), "--measures", "RR@100", "--primary", "RR@100")
+    assert code == 0 and "Monte Carlo" in out
+
+
+def test_defect2_three_thousand_topics_with_rr_at_1000(tmp_path: Path) -> None:
+    """The issue's "done when": compare succeeds on 3,000-topic runs with RR@1000 among the measures."""
+    import random
+
+    rng = random.Random(5)
+    ids = [f"q{i:04d}" for i in range(3000)]
+
+    def rank() -> int | None:
+        x = rng.random()
+        return (
+            None
+            if x < 0.1
+            else rng.randint(1, 1000)
+            if x < 0.15
+            else min(1000, int(rng.expovariate(0.3)) + 1)
+        )
+
+    qrels = write_rel_qrels(tmp_path / "q.qrels", ids)
+    a = write_ranked(tmp_path / "a.run", "a", {q: rank() for q in ids}, depth=3)
+    b = write_ranked(tmp_path / "b.run", "b", {q: rank() for q in ids}, depth=3)
+    doc = compare_json(str(a), str(b), "--qrels", str(qrels), "--measures", "RR@10 RR@1000 P@1")
+    by = {c["measure"]: c for c in doc["comparisons"]}
+    assert set(by) == {"nDCG@10", "RR@10", "RR@1000", "P@1"} and by["RR@1000"]["n"] == 3000
+    assert all(0 < c["pvalue"] <= 1 for c in by.values())
+
+
+def test_defect3_exact_enumeration_counts_rational_ties_exactly(tmp_path: Path) -> None:
+    """The issue's example: RR (1/2, 1/5, 1/6, 0) vs (1/3, 1/10, 0, 1/3). Differences −1/6, −1/10, −1/6, +1/3:
+    every one of the 16 sign vectors has |sum| ≥ 1/10 (the smallest is 1/3 − 1/6 − 1/6 ± 1/10), so p = 1.
+    The 1e-9 grid used to miscount the ties and say 0.875."""
+    from fractions import Fraction
+    from itertools import product
+
+    ids = ["t1", "t2", "t3", "t4"]
+    qrels = write_rel_qrels(tmp_path / "q.qrels", ids)
+    a = write_ranked(tmp_path / "a.run", "a", dict(zip(ids, [2, 5, 6, None], strict=True)))
+    b = write_ranked(tmp_path / "b.run", "b", dict(zip(ids, [3, 10, None, 3], strict=True)))
+    d = [Fraction(-1, 6), Fraction(-1, 10), Fraction(-1, 6), Fraction(1, 3)]
+    brute = Fraction(
+        sum(
+            abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= abs(sum(d))
+            for signs in product((1, -1), repeat=4)
+        ),
+        16,
+    )
+    assert brute == 1
+    doc = compare_json(str(a), str(b), "--qrels", str(qrels), "--measures", "RR@10", "--primary", "RR@10")
+    rand = doc["comparisons"][0]["tests"]["randomization"]
+    assert rand["pvalue"] == float(brute) and rand["exact"] is True
+
+
+def test_defect4_noninferiority_without_spread_is_null_with_a_reason(tmp_path: Path) -> None:
+    """Every difference equal (sd = 0): no t statistic, no interval — it used to say p = 0 and "holds"."""
+    ids = [f"t{i:02d}" for i in range(12)]
+    qrels = write_rel_qrels(tmp_path / "q.qrels", ids)
+    a = write_ranked(tmp_path / "a.run", "a", dict.fromkeys(ids, 2))
+    b = write_ranked(tmp_path / "b.run", "b", dict.fromkeys(ids, 1))
+    args = [str(a), str(b), "--qrels", str(qrels), "--measures", "RR@10", "--primary", "RR@10"]
+    ni = compare_json(*args, "--margin", "RR@10=0.05")["comparisons"][0]["noninferiority"]
+    assert ni["pvalue"] is None and ni["holds"] is None and ni["ci_lower"] is None
+    assert (
+        ni["reason"] == "every per-topic difference is the same (sd = 0): the one-sided t test is undefined"
+    )
+    code, out, _ = run("compare", *args, "--margin", "RR@10=0.05")
+    assert code == 0 and "no regression larger than 0.05" not in out
+    assert "every per-topic difference is the same (sd = 0)" in out
+
+
+def test_defect7_compare_reports_judged_at_k_per_run_with_a_warning(tmp_path: Path) -> None:
+    """Pooled human qrels (judged non-relevant docs present) that judged only part of each run's top 10."""
+    ids = [f"t{i:02d}" for i in range(12)]
+    # judged: the relevant doc and d1..d4 of every topic; the baseline puts rel at 2, the candidate at 1
+    qrels = write_rel_qrels(
+        tmp_path / "q.qrels", ids, judged_nonrel={q: [f"{q}-d{j}" for j in range(1, 5)] for q in ids}
+    )
+    a = write_ranked(tmp_path / "a.run", "a", dict.fromkeys(ids, 2))
+    b = write_ranked(tmp_path / "b.run", "b", dict.fromkeys(ids, 1))
+    args = [str(a), str(b), "--qrels", str(qrels), "--measures", "RR@10"]
+    result = CliRunner().invoke(main, ["compare", *args, "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    judged = {j["run"]: j for j in json.loads(result.stdout)["judged"]}
+    # a: top 10 = d1, rel, d3..d10 → judged d1, rel, d3, d4 = 4/10; b: rel, d2..d10 → rel, d2, d3, d4 = 4/10
+    assert judged["a"]["depth"] == 10 and judged["a"]["rate"] == pytest.approx(0.4)
+    assert judged["b"]["rate"] == pytest.approx(0.4) and judged["b"]["unjudged_topics"] == 12
+    assert (
+        "Warning: run a: Judged@10 = 0.4000; 12 of 12 topics have unjudged docs in the top 10"
+        in result.stderr
+    )
+    code, out, _ = run("compare", *args)
+    assert code == 0
+    lines = out.splitlines()
+    table = lines[lines.index("Judged@10") :]
+    assert table[3].split() == [
+        "run",
+        "Judged@10",
+        "topics",
+        "with",
+        "results",
+        "topics",
+        "with",
+        "unjudged",
+        "docs",
+    ]
+    assert table[4].split() == ["a", "0.4000", "12", "12"] and table[5].split() == ["b", "0.4000", "12", "12"]
+    first_screen = out.split("\nAggregate\n")[0]
+    assert (
+        "Warning: Judged@10 of a is 0.4000: 12 of 12 topics have unjudged documents in the top 10"
+        in first_screen
+    )

@@ -19,6 +19,12 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "stats"
 GOOD, BAD, QRELS = str(DATA / "s1-b.run"), str(DATA / "s1-a.run"), str(DATA / "s1.qrels")
 
 
+CRITERION = (
+    "thresholds on mean values over the topics — no significance or non-inferiority test. A passing drop rule "
+    "is not evidence of no regression: for that claim use compare --margin MEASURE=M --fail-on regression."
+)
+
+
 def gate(*args: str):
     result = CliRunner().invoke(main, ["gate", *args])
     return result.exit_code, result.stdout, result.stderr
@@ -46,6 +52,8 @@ def test_degraded_run_fails_with_exit_3():
         "P@1 >= 0.3          0.3000      10  pass\n"
         "\n"
         "1 of 2 rule(s) passed\n"
+        "\n"
+        f"Criterion: {CRITERION}\n"
     )
     assert err == "Error: 1 of 2 gate rule(s) failed: RR@10 drop <= 0.05\n"
 
@@ -141,3 +149,36 @@ def test_no_rules(tmp_path):
 def test_unknown_measure_is_a_usage_error():
     code, _, err = gate("--baseline", GOOD, "--candidate", BAD, "--qrels", QRELS, "--rule", "Foo@3 >= 1")
     assert code == 2 and err.startswith("Error: ")
+
+
+def test_gate_says_which_criterion_it_used_in_json():
+    code, out, _ = gate(
+        "--baseline", BAD, "--candidate", GOOD, "--qrels", QRELS, "--rule", "RR@10 >= 0", "--format", "json"
+    )
+    doc = json.loads(out)
+    assert code == 0 and doc["criterion"] == CRITERION
+    assert doc["comparable"] is True and doc["failed_topics"] == {"s1-a": [], "s1-b": []}
+
+
+def test_a_run_with_failed_topics_is_not_comparable_unless_allowed(tmp_path):
+    """The run-failure policy (toolkit.pipeline.failures), shared with compare and audit."""
+    import shutil
+
+    run = tmp_path / "cand.run"
+    shutil.copy(GOOD, run)
+    failure = {
+        "query_id": "q03",
+        "reason": "timeout after 10 s",
+        "exit_code": None,
+        "stderr_tail": "",
+        "duration_ms": 10000.0,
+        "attempts": 3,
+    }
+    (tmp_path / "cand.run.json").write_text(json.dumps({"failures": [failure]}))
+    args = ["--baseline", BAD, "--candidate", str(run), "--qrels", QRELS, "--rule", "RR@10 >= 0"]
+    code, out, err = gate(*args)
+    assert code == 3
+    assert "not comparable: 1 topic failed in cand (q03)" in out
+    assert err == "Error: not comparable: 1 topic failed in cand; pass --allow-failed to gate anyway\n"
+    code, out, err = gate(*args, "--allow-failed")
+    assert code == 0 and "1 topic failed in cand (q03; allowed with --allow-failed)" in out

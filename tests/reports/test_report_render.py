@@ -31,7 +31,8 @@ def test_numbers():
 
 def test_json_is_strict_and_never_rounded(result):
     doc = json.loads(render(result, "json"))
-    assert doc["comparisons"][0]["mean_baseline"] == 0.5  # s3-a: modern page at rank 2 on all 20 topics
+    rr = next(c for c in doc["comparisons"] if c["measure"] == "RR@10")
+    assert rr["mean_baseline"] == 0.5  # s3-a: modern page at rank 2 on all 20 topics
     assert _clean({"x": [float("nan"), math.inf, 1.5]}) == {"x": [None, None, 1.5]}
 
 
@@ -46,21 +47,27 @@ def test_deterministic(result, fmt):
 
 def test_markdown_sections(result):
     md = render(result, "md", topics=read_topics(DATA / "s3.toml"))
-    for heading in (
+    headings = [
         "# Audit: s3-b vs s3-a",
-        "## Setup",
-        "## Versions",
+        "## Verdict",
         "## Aggregate",
-        "## Tests",
-        "### Non-inferiority of s3-b",
+        "## Confirmatory test (nDCG@10)",
+        "## Secondary measures",
+        "## Non-inferiority",
         "## Rank-1 buckets",
         "## Preferences (deprecation)",
-        "## Per class",
+        "## Per class (exploratory)",
         "### deprecation (20 topics)",
-        "## Worst regressions (RR@10)",
-    ):
-        assert heading + "\n" in md
-    assert "| P@1 | 0.1 | +0.6500 |" in md
+        "## Judged@10",
+        "## Failed topics",
+        "## Worst regressions (nDCG@10)",
+        "## Appendix",
+        "### Setup",
+        "### Versions",
+    ]
+    at = [md.index(h + "\n") for h in headings]
+    assert at == sorted(at)  # DESIGN §7's reading order: verdict first, setup and versions last
+    assert "| s3-b | P@1 | 0.1 | +0.6500 |" in md
     assert "deprecated api 14" in md  # worst regressions show the query text
 
 

@@ -3,6 +3,7 @@
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 from ir_measures import RR, P, Rprec
 
@@ -19,9 +20,12 @@ def runs():
 
 
 def test_s1_through_the_library():
-    r = compare_runs(runs(), read_qrels(DATA / "s1.qrels"), measures="RR@10 P@1", margins={"RR@10": 0.05})
+    r = compare_runs(
+        runs(), read_qrels(DATA / "s1.qrels"), measures="RR@10 P@1", primary="RR@10", margins={"RR@10": 0.05}
+    )
     c = r.comparison("s1-b", "RR@10")
     assert c.primary and c.delta == pytest.approx(0.18) and c.randomization.pvalue == 3 / 16
+    assert c.family == "confirmatory" and r.comparison("s1-b", "P@1").family == "secondary"
     assert c.t.statistic == pytest.approx(1.532879, abs=1e-6)
     assert r.rank1[0].topics["fixed"] == ("q02", "q06", "q09")
     assert r.primary == RR @ 10 and r.measures == (RR @ 10, P @ 1)  # measures are ir_measures objects
@@ -46,6 +50,55 @@ def test_an_empty_topic_is_reported_and_added_removed():
     assert r.empty["b-empty"] == ("q01",)
     assert r.rank1[0].topics["removed"] == ("q01",)
     assert r.comparison("b-empty", "RR@10").n == 10  # the empty topic scores 0 and counts
+
+
+def test_runs_are_read_one_at_a_time():
+    """A generator of runs is consumed lazily: each run is summarised before the next one is read."""
+    seen = []
+
+    def lazily():
+        for run in runs():
+            seen.append(run.name)
+            yield run
+
+    r = compare_runs(lazily(), read_qrels(DATA / "s1.qrels"), measures="RR@10")
+    assert r.runs == ("s1-a", "s1-b") and seen == ["s1-a", "s1-b"]
+
+
+def test_fixed_sequence_when_the_order_is_declared():
+    a, b = runs()
+    worse = Run(a.results, name="copy-of-a")
+    r = compare_runs(
+        [a, b, worse],
+        read_qrels(DATA / "s1.qrels"),
+        measures="RR@10",
+        primary="RR@10",
+        order=["copy-of-a", "s1-b"],
+    )
+    assert r.confirmatory.adjustment == "fixed-sequence" and r.confirmatory.order == ("copy-of-a", "s1-b")
+    first = r.comparison("copy-of-a", "RR@10")
+    second = r.comparison("s1-b", "RR@10")
+    assert first.verdict == "identical on every topic"
+    # the sequence stops at the first candidate that is not significant: the next one is not tested
+    assert second.verdict == "not tested (the fixed sequence stopped at copy-of-a)"
+    assert second.p_adjusted == max(first.pvalue, second.pvalue)
+    with pytest.raises(UsageError, match="--order must list every candidate once"):
+        compare_runs([a, b, worse], read_qrels(DATA / "s1.qrels"), measures="RR@10", order=["s1-b"])
+
+
+def test_holm_across_candidates_and_mde_at_alpha_over_m():
+    a, b = runs()
+    r = compare_runs(
+        [a, b, Run(b.results, name="b2")], read_qrels(DATA / "s1.qrels"), measures="RR@10", primary="RR@10"
+    )
+    c1, c2 = r.comparison("s1-b", "RR@10"), r.comparison("b2", "RR@10")
+    assert r.confirmatory.adjustment == "holm" and r.confirmatory.m == 2
+    assert c1.p_adjusted == c2.p_adjusted == pytest.approx(min(1.0, 2 * 3 / 16))  # Holm with equal p's
+    from statsmodels.stats.power import TTestPower
+
+    assert c1.mde80.alpha == 0.025  # α/m, Bonferroni over the 2 candidates
+    sd = np.std(c1.diffs, ddof=1)
+    assert c1.mde80.value == pytest.approx(TTestPower().solve_power(nobs=10, alpha=0.025, power=0.8) * sd)
 
 
 @pytest.mark.parametrize(
@@ -83,3 +136,14 @@ def test_measures_are_parsed_once_and_keep_their_names():
 def test_rank1_cutoff_defaults_to_10_for_measures_without_one():
     r = compare_runs(runs(), read_qrels(DATA / "s1.qrels"), measures="AP RR@10", primary="AP")
     assert r.setup["cutoff"] == 10
+
+
+def test_bad_test_name():
+    with pytest.raises(UsageError, match="--test must be one of randomization, t, wilcoxon, not 'z'"):
+        compare_runs(runs(), read_qrels(DATA / "s1.qrels"), test="z")
+
+
+def test_declared_t_test_drives_the_p_values():
+    r = compare_runs(runs(), read_qrels(DATA / "s1.qrels"), measures="RR@10", primary="RR@10", test="t")
+    c = r.comparison("s1-b", "RR@10")
+    assert c.test == "t" and c.pvalue == pytest.approx(0.159671, abs=1e-6)  # reference S1

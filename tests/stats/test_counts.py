@@ -49,3 +49,19 @@ def test_s5_minimum_p():
 def test_negative_counts_are_rejected():
     with pytest.raises(ValueError, match="fixed must be a non-negative integer"):
         mcnemar_exact(-1, 2)
+
+
+@pytest.mark.parametrize("m", [1024, 1025, 1100, 5000, 10**6])
+def test_min_pvalue_and_reach_work_for_any_number_of_pairs(m):
+    """Issue 12 defect 1: 2.0 / 2**m overflowed past m = 1,024. 2^(1−m) from exact integers is the reference."""
+    from fractions import Fraction
+
+    assert min_pvalue(m) == float(Fraction(2, 2**m))  # exact rational, rounded once (0.0 below 2^-1074)
+    assert reach_note(m, 0.05) is None
+
+
+def test_mcnemar_and_sign_test_on_thousands_of_pairs_match_scipy():
+    from scipy.stats import binomtest
+
+    assert mcnemar_exact(3000, 2900).pvalue == binomtest(3000, 5900, 0.5).pvalue
+    assert sign_test(4000, 0).pvalue == binomtest(4000, 4000, 0.5).pvalue

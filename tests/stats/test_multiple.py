@@ -38,3 +38,9 @@ def test_tukey_respects_pairing_and_is_seeded():
 def test_tukey_needs_matrix():
     with pytest.raises(ToolkitError, match="topics × runs"):
         randomized_tukey(np.zeros((3, 1)), ["a"], measure="m")
+
+
+def test_fixed_sequence_is_the_running_maximum_and_none_stays_out():
+    # hierarchical testing (Maurer et al. 1995): H_i is rejected iff p_1..p_i are all ≤ α
+    assert adjust([0.01, 0.04, 0.03, 0.2, 0.001], "fixed-sequence") == [0.01, 0.04, 0.04, 0.2, 0.2]
+    assert adjust([0.01, None, 0.04], "holm") == pytest.approx([0.02, None, 0.04])

@@ -44,7 +44,8 @@ def test_s1_t_test_ci_and_effect():
     assert r.t.statistic == pytest.approx(1.532879, abs=1e-6)
     assert r.t.df == 9
     assert r.t.pvalue == pytest.approx(0.159671, abs=1e-6)
-    assert r.ci95_t == pytest.approx((-0.085636, 0.445636), abs=1e-6)
+    assert r.ci95.pair() == pytest.approx((-0.085636, 0.445636), abs=1e-6)
+    assert (r.ci95.method, r.ci95.adjusted) == ("t", False)
     assert r.d_z == pytest.approx(0.484739, abs=1e-6)
 
 
@@ -68,13 +69,14 @@ def test_s1_mde_is_statsmodels_effect_times_sd():
 
     d = np.array([0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05])
     effect = TTestPower().solve_power(nobs=10, alpha=0.05, power=0.8)
-    assert s1().mde80 == pytest.approx(effect * d.std(ddof=1))
+    assert s1().mde80.value == pytest.approx(effect * d.std(ddof=1))
+    assert s1(mde_alpha=0.025).mde80.alpha == 0.025
 
 
 def test_bootstrap_ci_is_seeded_and_contains_the_mean():
     a, b = s1(seed=1), s1(seed=1)
-    assert a.ci95 == b.ci95
-    assert a.ci95[0] < 0.18 < a.ci95[1]
+    assert a.ci95_bootstrap == b.ci95_bootstrap and a.ci95_bootstrap.method == "percentile bootstrap"
+    assert a.ci95_bootstrap.low < 0.18 < a.ci95_bootstrap.high
 
 
 def test_noninferiority():
@@ -97,7 +99,8 @@ def test_fewer_than_six_nonzero_pairs_say_so():
 
 def test_all_zero_deltas():
     r = paired_test({"a": 0.5, "b": 1.0}, {"a": 0.5, "b": 1.0}, measure="RR@10")
-    assert r.pvalue == 1.0 and r.t.statistic is None and r.d_z is None and r.mde80 is None
+    assert r.pvalue == 1.0 and r.t.statistic is None and r.d_z is None and r.mde80.value is None
+    assert r.effect_reason == r.mde80.reason == "needs at least 10 topics (found 2)"
     assert r.wilcoxon.pvalue == 1.0
     assert "all per-topic differences are zero" in r.notes
 
@@ -146,3 +149,34 @@ def test_untied_wilcoxon_uses_scipy_exact():
     ours = paired_test(dict(enumerate(np.zeros(8))), dict(enumerate(d)), measure="nDCG@10").wilcoxon
     ref = stats.wilcoxon(d, zero_method="wilcox", correction=False, alternative="two-sided", method="exact")
     assert ours.method == "exact" and ours.pvalue == ref.pvalue
+
+
+def test_estimates_need_ten_topics_by_the_minimum_data_rule():
+    ids = [f"q{i}" for i in range(9)]
+    r = paired_test(
+        dict(zip(ids, [0.1 * i for i in range(9)], strict=True)), dict.fromkeys(ids, 0.5), measure="AP"
+    )
+    rule = "needs at least 10 topics (found 9)"
+    assert r.ci95.pair() is None and r.ci95.reason == rule
+    assert r.ci95_bootstrap.reason == rule and r.mde80.reason == rule and r.effect_reason == rule
+    assert r.t.pvalue is not None  # a test is valid at any n; an estimate is not
+
+
+def test_noninferiority_needs_spread_and_ten_topics():
+    """Issue 12 defect 4: one topic, or every difference equal, used to give p = 0 and "holds"."""
+    one = paired_test({"a": 0.2}, {"a": 0.5}, measure="RR@10", margin=0.05).noninferiority
+    assert (one.pvalue, one.holds, one.reason) == (None, None, "needs at least 10 topics (found 1)")
+    ids = [f"q{i}" for i in range(12)]
+    same = paired_test(dict.fromkeys(ids, 0.5), dict.fromkeys(ids, 1.0), measure="RR@10", margin=0.05)
+    assert same.noninferiority.holds is None and same.noninferiority.statistic is None
+    assert same.noninferiority.reason == (
+        "every per-topic difference is the same (sd = 0): the one-sided t test is undefined"
+    )
+    assert same.ci95.reason == "every per-topic difference is the same (sd = 0)"
+
+
+def test_declared_test_gives_the_p_value():
+    assert s1(test="t").pvalue == pytest.approx(0.159671, abs=1e-6)
+    assert s1(test="wilcoxon").pvalue == pytest.approx(0.1875, abs=1e-12)
+    with pytest.raises(ToolkitError, match="test must be one of randomization, t, wilcoxon"):
+        s1(test="z")

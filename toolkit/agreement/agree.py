@@ -2,7 +2,9 @@
 
 Pairwise statistics are computed on the items *both* assessors judged (so a partial-overlap campaign gives
 each pair its own n), Fleiss' kappa on the largest group of items with one number of raters, Krippendorff's
-alpha on everything (it handles missing judgments by design). Binarised agreement is reported at every
+alpha on everything (it handles missing judgments by design). Every coefficient and interval follows the
+minimum-data rule (``toolkit.minimum``: at least 10 items, 10 topics for the topic bootstrap); below it the
+value is undefined with the rule as its reason. Binarised agreement is reported at every
 threshold because TREC measures binarise graded qrels, and two assessors who disagree on 2 versus 3 may
 agree perfectly on what is relevant at all.
 """
@@ -148,7 +150,7 @@ def _relevance(threshold: int) -> Callable[[int], str]:
 
 def point_kappa(table: np.ndarray, labels: Sequence[int], weights: str) -> Value:
     """Kappa without SE (per-topic breakdowns), with the same undefined-case reasons as the full estimate."""
-    reason = kappa_mod.undefined_reason(table, labels)
+    reason = kappa_mod.undefined_reason(table, labels, minimum=True)
     if reason is not None:
         return Value.undefined(reason)
     return Value(float(kappa_mod.kappa_values(table, kappa_mod.disagreement_weights(labels, weights))))
@@ -190,7 +192,9 @@ def pair_agreement(
         if topics
         else np.zeros((0, len(labels), len(labels)), dtype=np.int64)
     )
-    kappas = tuple(kappa_mod.cohen_kappa(table, labels, w, names=(a, b)) for w in kappa_mod.WEIGHTINGS)
+    kappas = tuple(
+        kappa_mod.cohen_kappa(table, labels, w, names=(a, b), minimum=True) for w in kappa_mod.WEIGHTINGS
+    )
     kappas = kappa_mod.bootstrap_ci(
         topic_tables, labels, kappas, rng=kappa_mod.pair_rng(seed, a, b), replicates=bootstrap
     )
@@ -225,7 +229,9 @@ def binarise(
 
     binary = [(int(ga >= threshold), int(gb >= threshold)) for ga, gb in grades]
     table = kappa_mod.contingency(binary, (0, 1))
-    kappa = kappa_mod.cohen_kappa(table, (0, 1), "unweighted", names=names, category=_relevance(threshold))
+    kappa = kappa_mod.cohen_kappa(
+        table, (0, 1), "unweighted", names=names, category=_relevance(threshold), minimum=True
+    )
     kappa = dataclasses.replace(
         kappa, ci95_bootstrap=Interval.undefined("the topic bootstrap is computed for graded kappa only")
     )

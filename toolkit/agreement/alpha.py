@@ -2,7 +2,8 @@
 
 The ``krippendorff`` package does the arithmetic; ``value_domain`` is always the full label set, because the
 ordinal metric depends on how many values lie *between* two grades, including grades nobody used. The package
-answers NaN or raises for the degenerate cases, so those are detected here first and given a reason.
+answers NaN or raises for the degenerate cases, so those are detected here first and given a reason; by the
+minimum-data rule (``toolkit.minimum``) alpha is estimated from at least 10 items judged by 2 or more.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from toolkit.agreement.result import AlphaResult, Value
+from toolkit.minimum import shortfall
 
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
 
@@ -26,6 +28,8 @@ def krippendorff_alpha(
         reason = f"alpha needs at least 2 assessors (found {len(assessors)})"
     elif not pairable:
         reason = "no item was judged by at least 2 assessors"
+    elif short := shortfall(len(pairable), "items judged by 2 or more assessors"):
+        reason = short
     else:
         used = {g for item in pairable for g in ratings[item].values()}
         if len(used) == 1:
@@ -55,6 +59,7 @@ def krippendorff_alpha(
                     level_of_measurement=level,  # type: ignore[arg-type]
                 )
             )
+            + 0.0  # never -0.0
         )
         for level in LEVELS
     }

@@ -3,7 +3,8 @@
 Fleiss' kappa assumes every item was rated the same number of times. A campaign with partial overlap has
 items judged by 1, 2 or 3 assessors, so the statistic is computed on the largest group of items sharing one
 number of raters (≥ 2; ties go to the larger number of raters), and the result says which group and how many
-items were left out, rather than mixing groups and computing something that is not Fleiss' kappa.
+items were left out, rather than mixing groups and computing something that is not Fleiss' kappa. By the
+minimum-data rule (``toolkit.minimum``) that group must hold at least 10 items.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from toolkit.agreement.result import FleissResult, Value
+from toolkit.minimum import shortfall
 
 Item = tuple[str, str]
 
@@ -26,6 +28,9 @@ def fleiss(ratings: Mapping[Item, Mapping[str, int]], labels: Sequence[int]) -> 
     raters, n_items = max(sizes.items(), key=lambda kv: (kv[1], kv[0]))
     chosen = [by for by in ratings.values() if len(by) == raters]
     excluded = len(ratings) - n_items
+    short = shortfall(n_items, f"items judged by {raters} assessors each")
+    if short:
+        return FleissResult(Value.undefined(short), n_items, raters, excluded)
     totals = Counter(g for by in chosen for g in by.values())
     if len(totals) == 1:
         grade = next(iter(totals))
@@ -43,4 +48,5 @@ def fleiss(ratings: Mapping[Item, Mapping[str, int]], labels: Sequence[int]) -> 
     for row, by in enumerate(chosen):
         for grade in by.values():
             table[row, index[grade]] += 1
-    return FleissResult(Value(float(fleiss_kappa(table, method="fleiss"))), n_items, raters, excluded)
+    value = float(fleiss_kappa(table, method="fleiss")) + 0.0  # never -0.0
+    return FleissResult(Value(value), n_items, raters, excluded)

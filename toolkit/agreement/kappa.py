@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from toolkit.agreement.result import Interval, Kappa, Value
+from toolkit.minimum import shortfall
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,16 +59,25 @@ def grade_category(label: int) -> str:
 
 
 def undefined_reason(
-    table: np.ndarray, labels: Sequence[int], *, category: Callable[[int], str] = grade_category
+    table: np.ndarray,
+    labels: Sequence[int],
+    *,
+    category: Callable[[int], str] = grade_category,
+    minimum: bool = False,
 ) -> str | None:
     """Why kappa does not exist for ``table`` (None if it does).
 
     Kappa = (p_o − p_e) / (1 − p_e) needs p_e < 1, i.e. the two assessors must not both have put every item in
-    one and the same category; and one item is too few for any agreement statistic to mean something.
+    one and the same category; and one item is too few for any agreement statistic to mean something. With
+    ``minimum`` (every report of ``agree``), the minimum-data rule (``toolkit.minimum``) applies first: kappa
+    is estimated from at least 10 shared items.
     """
     n = int(table.sum())
     if n == 0:
         return "no shared items"
+    short = shortfall(n, "shared items") if minimum else None
+    if short:
+        return short
     if n == 1:
         return "only 1 shared item (kappa needs at least 2)"
     rows = table.sum(axis=1)
@@ -103,15 +113,19 @@ def cohen_kappa(
     *,
     names: tuple[str, str] = ("a", "b"),
     category: Callable[[int], str] = grade_category,
+    minimum: bool = False,
 ) -> Kappa:
-    """Kappa with its asymptotic SE and 95% CI (statsmodels); the bootstrap CI is filled in by the caller."""
+    """Kappa with its asymptotic SE and 95% CI (statsmodels); the bootstrap CI is filled in by the caller.
+
+    ``minimum`` applies the minimum-data rule (``agree`` does; a live count like the organiser's may not).
+    """
     import warnings
 
     import numpy as np
     from statsmodels.stats.inter_rater import cohens_kappa
 
     no_bootstrap = Interval.undefined("not computed")
-    reason = undefined_reason(table, labels, category=category)
+    reason = undefined_reason(table, labels, category=category, minimum=minimum)
     if reason is not None:
         missing = Interval.undefined(reason)
         return Kappa(weights, Value.undefined(reason), Value.undefined(reason), missing, no_bootstrap)
@@ -122,9 +136,11 @@ def cohen_kappa(
             res = cohens_kappa(table.astype(float))
         else:
             res = cohens_kappa(table.astype(float), wt=weights, weights=np.asarray(labels, dtype=float))
-    kappa = float(res.kappa)
+    kappa = float(res.kappa) + 0.0  # never -0.0
     se = float(res.std_kappa)
     se_reason = constant_rater(table, labels, names, category)
+    if se_reason is not None:
+        kappa = 0.0  # exactly, by construction (statsmodels may leave a -1e-17)
     if se_reason is None and (not math.isfinite(se) or se < 0):
         se_reason = "the asymptotic variance of kappa is not positive for this table"
     if se_reason is not None:
@@ -176,8 +192,11 @@ def bootstrap_ci(
 ) -> tuple[Kappa, ...]:
     """Percentile 95% CIs from resampling *topics* with replacement (items within a topic are not independent).
 
-    One set of resamples serves every weighting. Replicates where kappa is undefined (e.g. a resample made of
-    topics where both assessors said 0 to everything) are dropped; at least half must be defined.
+    One set of resamples serves every weighting. By the minimum-data rule the bootstrap needs at least 10
+    topics with shared items. Replicates where kappa is undefined (e.g. a resample made of topics where both
+    assessors said 0 to everything) are dropped; at least half must be defined. An interval of zero width
+    (every resample gives the same kappa, as under perfect agreement) is refused like the analytic one: it
+    would claim a certainty the data do not have.
     """
     import dataclasses
 
@@ -188,7 +207,8 @@ def bootstrap_ci(
         return tuple(dataclasses.replace(k, ci95_bootstrap=disabled) for k in kappas)
     n_topics = topic_tables.shape[0]
     tables = None
-    if n_topics >= 2:
+    topics_short = shortfall(n_topics, "topics with shared items", what="the topic bootstrap needs")
+    if topics_short is None:
         k = len(labels)
         draws = rng.integers(0, n_topics, size=(replicates, n_topics))
         counts = np.zeros((replicates, n_topics), dtype=np.int64)
@@ -202,8 +222,7 @@ def bootstrap_ci(
             out.append(dataclasses.replace(kappa, ci95_bootstrap=Interval.undefined(reason)))
             continue
         if tables is None:
-            reason = f"bootstrap over topics needs shared items in at least 2 topics (found {n_topics})"
-            out.append(dataclasses.replace(kappa, ci95_bootstrap=Interval.undefined(reason)))
+            out.append(dataclasses.replace(kappa, ci95_bootstrap=Interval.undefined(str(topics_short))))
             continue
         values = kappa_values(tables, disagreement_weights(labels, kappa.weights))
         defined = values[~np.isnan(values)]
@@ -213,7 +232,13 @@ def bootstrap_ci(
             )
         else:
             low, high = np.quantile(defined, [0.025, 0.975])
-            ci = Interval(float(low), float(high))
+            if high - low < 1e-12:
+                ci = Interval.undefined(
+                    f"every topic resample gives the same kappa ({float(low):.4f}): a zero-width interval says "
+                    "nothing about uncertainty"
+                )
+            else:
+                ci = Interval(float(low), float(high))
         dropped = replicates - int(defined.size)
         out.append(dataclasses.replace(kappa, ci95_bootstrap=ci, bootstrap_dropped=dropped))
     return tuple(out)

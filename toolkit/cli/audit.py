@@ -31,8 +31,18 @@ import click
     is_flag=True,
     help="Audit systems marked pilot = true and reuse pilot runs; the audit is then marked PILOT.",
 )
+@click.option(
+    "--allow-failed",
+    is_flag=True,
+    help="Give verdicts even when a system failed some topics (they are still listed in the audit).",
+)
 def command(
-    config_path: Path | None, output: Path | None, rerun: bool, seed: int | None, allow_pilot: bool
+    config_path: Path | None,
+    output: Path | None,
+    rerun: bool,
+    seed: int | None,
+    allow_pilot: bool,
+    allow_failed: bool,
 ) -> None:
     """Run every configured system, build the regex qrels, compare all against the baseline, write the audit.
 
@@ -40,7 +50,8 @@ def command(
     Each system's pre-flight check runs first; a failing one stops the audit. Runs are reused when
     their manifest matches (same system config, topic-set hash, depth and pre-flight output, not a
     pilot); --rerun forces fresh runs. Writes audit.md, audit.json, audit.html and audit-*.png, and
-    prints a summary.
+    prints a summary. The verdict is the confirmatory test of [audit] primary (default nDCG@10); a
+    candidate compared with a run that has failed topics is "not comparable" unless --allow-failed.
     \b
     Examples:
       trec-toolkit audit                        # the example workspace: bm25f against bm25
@@ -59,5 +70,6 @@ def command(
             progress=update,
             log=lambda msg: click.echo(msg, err=True),
             allow_pilot=allow_pilot,
+            allow_failed=allow_failed,
         )
     click.echo(audit_summary(result), nl=False)

@@ -37,7 +37,25 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     default=None,
     help="Measures, e.g. 'RR@10 P@1 nDCG@10' (default: RR@10 P@1 P@5 nDCG@10 Rprec AP).",
 )
-@click.option("--primary", default=None, help="The declared primary measure (default RR@10, else the first).")
+@click.option(
+    "--primary",
+    default=None,
+    help="The declared primary measure: the confirmatory test (default nDCG@10; added when not measured).",
+)
+@click.option(
+    "--test",
+    "test",
+    type=click.Choice(["randomization", "t", "wilcoxon"]),
+    default="randomization",
+    show_default=True,
+    help="The declared test whose p the report uses (the others go to JSON and the appendix).",
+)
+@click.option(
+    "--order",
+    default=None,
+    metavar="RUN,RUN",
+    help="Declare the candidates' order: the confirmatory family becomes fixed-sequence instead of Holm.",
+)
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of every resampling test.")
 @click.option(
@@ -52,7 +70,7 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     type=click.Choice(["holm", "bh", "none"]),
     default="holm",
     show_default=True,
-    help="Multiple-comparison adjustment: Holm (confirmatory) or Benjamini–Hochberg (exploratory).",
+    help="Adjustment of the secondary and exploratory families (the confirmatory one is Holm or --order).",
 )
 @click.option(
     "--zero-method",
@@ -66,7 +84,13 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     type=click.Choice(["none", "regression"]),
     default="none",
     show_default=True,
-    help="regression: exit 3 when a candidate is significantly worse on the primary measure.",
+    help="regression: exit 3 when a candidate fails non-inferiority on the primary measure (with --margin "
+    "for it), else when it is significantly worse (confirmatory test); the criterion is printed.",
+)
+@click.option(
+    "--allow-failed",
+    is_flag=True,
+    help="Give verdicts even when a run's manifest records failed topics (they are still listed).",
 )
 @format_option("table", "md", "json", "html", default="table")
 @output_option
@@ -80,17 +104,22 @@ def command(
     seed: int,
     margins: tuple[str, ...],
     correction: str,
+    test: str,
+    order: str | None,
     zero_method: str,
     fail_on: str,
+    allow_failed: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
     """Compare RUNS paired by topic; the first run is the baseline.
 
     \b
-    Per measure and candidate: means, delta with bootstrap and t 95% CIs, paired randomization test
-    (exact when possible), t-test, Wilcoxon, effect sizes, MDE at 80% power, adjusted p-values;
-    rank-1 buckets with exact McNemar; preferences; per-class tables; all-pairs test for 3+ runs.
+    The verdict per candidate is the confirmatory test of the primary measure (Holm across candidates,
+    or fixed-sequence with --order); other measures are a secondary family, per-class rows and all pairs
+    (3+ runs) exploratory. Headline CI: paired t, unadjusted. Also: rank-1 buckets with exact McNemar,
+    preferences, Judged@k, failed topics; t, Wilcoxon, effect sizes, bootstrap CI, post hoc MDE in the
+    appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
     \b
     Examples:
       trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml
@@ -100,16 +129,21 @@ def command(
 
     from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.formats.run import run_name
+    from toolkit.model import Run
+    from toolkit.pipeline.failures import comparison_failures, failed_topics_at
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import document, mark_pilot, render, write_markdown
     from toolkit.stats.comparison import compare_runs
 
-    loaded = [read_run(p) for p in runs]
-    pilots = pilot_runs(loaded)
     qrels = read_qrels(qrels_path)
     topics = read_topics(topics_path) if topics_path else None
+    names = [run_name(p) for p in runs]
+    # manifests only (pilot flag, failed topics): the runs themselves are read one at a time below
+    pilots = pilot_runs([Run(results={}, name=n, path=str(p)) for n, p in zip(names, runs, strict=True)])
+    failures = comparison_failures(failed_topics_at(runs), names[0], names[1:], allow_failed=allow_failed)
     result = compare_runs(
-        loaded,
+        (read_run(p) for p in runs),  # one at a time: each run is scored, summarised and freed
         qrels,
         topics=topics,
         measures=measures,
@@ -118,6 +152,9 @@ def command(
         seed=seed,
         margins=parse_margins(margins),
         correction=correction,
+        test=test,
+        order=[o.strip() for o in order.split(",") if o.strip()] if order else None,
+        failures=failures,
         zero_method=zero_method,
     )
     if fmt == "md" and output is not None and str(output) != "-":
@@ -127,7 +164,9 @@ def command(
         color = fmt == "table" and str(output or "-") == "-" and sys.stdout.isatty()
         doc = mark_pilot(document(result, topics=topics, plots=fmt == "html"), pilots)
         emit(render(doc, fmt, color=color), output)
-    worse = result.regressions()
-    if fail_on == "regression" and worse:
-        names = ", ".join(f"{c.candidate} ({c.measure} {c.delta:+.4f})" for c in worse)
-        raise CheckFailed(f"significant regression on the primary measure: {names}")
+    if fail_on == "regression":
+        check = result.regression_check()
+        if not check.passed:
+            failed = "; ".join(f"{cand} ({why})" for cand, why in check.failed)
+            raise CheckFailed(f"--fail-on regression failed: {failed}. Criterion: {check.criterion}")
+        click.echo(f"--fail-on regression passed. Criterion: {check.criterion}", err=True)

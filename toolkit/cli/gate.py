@@ -43,6 +43,11 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
 @click.option(
     "--allow-pilot", is_flag=True, help="Gate pilot runs too (refused by default); the report says PILOT."
 )
+@click.option(
+    "--allow-failed",
+    is_flag=True,
+    help="Gate even when a run's manifest records failed topics (they are still listed).",
+)
 @format_option("table", "md", "html", "json", default="table")
 @output_option
 def command(
@@ -53,10 +58,15 @@ def command(
     rules: tuple[str, ...],
     config_path: Path | None,
     allow_pilot: bool,
+    allow_failed: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
     """Check a candidate run against a baseline; exit 0 when every rule holds, 3 when any fails.
+
+    Rules are thresholds on means, not tests: a passing drop rule is not evidence of no regression (use
+    compare --margin … --fail-on regression for that). A run with failed topics fails the gate as "not
+    comparable" unless --allow-failed.
 
     \b
     Rule grammar:  MEASURE [value|drop|delta] <=|<|>=|> NUMBER [class=CLASS]
@@ -72,6 +82,7 @@ def command(
     """
     from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.pipeline.failures import comparison_failures, failed_topics
     from toolkit.pipeline.pilot import refuse_pilot_runs
     from toolkit.reports import document, mark_pilot, render
     from toolkit.stats.gate import run_gate
@@ -80,8 +91,14 @@ def command(
     baseline, candidate = read_run(baseline_path), read_run(candidate_path)
     pilots = refuse_pilot_runs([baseline, candidate], allow=allow_pilot, command="gate")
     topics = read_topics(topics_path) if topics_path else None
-    result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics)
+    policy = comparison_failures(
+        failed_topics([baseline, candidate]), baseline.name, [candidate.name], allow_failed=allow_failed
+    )
+    result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics, failures=policy)
     emit(render(mark_pilot(document(result), pilots), fmt), output)
+    if not result.comparable:
+        reason = result.failures.not_comparable[result.candidate]
+        raise CheckFailed(f"{reason}; pass --allow-failed to gate anyway")
     if not result.passed:
         failed = "; ".join(c.rule.text for c in result.failed)
         raise CheckFailed(f"{len(result.failed)} of {len(result.checks)} gate rule(s) failed: {failed}")

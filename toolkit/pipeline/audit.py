@@ -14,8 +14,10 @@ Steps, each reusing what is already there when it is provably the same:
    the topic set over the runs' docs plus the ``[docs] ids`` corpus list, written to ``qrels/TOPICS.qrels``
    (left untouched, manifest included, when the file already holds exactly these qrels).
 3. **Compare** every system against ``[workspace] baseline`` (default: the first system) with the options
-   of the optional ``[audit]`` table (``measures``, ``primary``, ``alpha``, ``seed``, ``correction``,
-   ``margins = { "nDCG@10" = 0.02 }``, ``output``).
+   of the optional ``[audit]`` table (``measures``, ``primary`` — the confirmatory measure, default
+   nDCG@10 —, ``test``, ``order``, ``alpha``, ``seed``, ``correction``, ``margins = { "nDCG@10" = 0.02 }``,
+   ``output``). Failed topics follow the run-failure policy (``toolkit.pipeline.failures``): listed in every
+   report, and a candidate is "not comparable" unless ``allow_failed``.
 4. **Write** ``audit.md``, ``audit.json``, ``audit.html`` and ``audit-*.png`` into the output folder
    (``toolkit.reports`` renders them).
 """
@@ -45,6 +47,8 @@ AUDIT_DEFAULTS: dict[str, Any] = {
     "alpha": 0.05,
     "seed": 42,
     "correction": "holm",
+    "test": "randomization",
+    "order": None,
     "margins": {},
     "output": "audits",
     "name": "audit",
@@ -85,6 +89,12 @@ def audit_settings(config: Mapping[str, Any], where: str) -> dict[str, Any]:
     margins = config.get("margins", {})
     if not isinstance(margins, dict) or not all(isinstance(v, int | float) for v in margins.values()):
         raise ConfigError(f'{where}: [audit] margins must be a table of numbers, e.g. {{ "nDCG@10" = 0.02 }}')
+    order = config.get("order")
+    if order is not None and not (isinstance(order, list) and all(isinstance(o, str) for o in order)):
+        raise ConfigError(f'{where}: [audit] order must be a list of system names, e.g. ["bm25f", "dense"]')
+    primary = config.get("primary")
+    if primary is not None and not isinstance(primary, str):
+        raise ConfigError(f'{where}: [audit] primary must be one measure name, e.g. "RR@10"')
     return {**AUDIT_DEFAULTS, **config}
 
 
@@ -97,10 +107,13 @@ def run_audit(
     progress: Callable[[str, int, int], None] | None = None,
     log: Callable[[str], None] = lambda _msg: None,
     allow_pilot: bool = False,
+    allow_failed: bool = False,
 ) -> AuditResult:
     """Run the audit described by ``toolkit.toml`` (see the module docstring); ``log`` gets one line per step,
     ``progress(step, done, total)`` follows each system's run (``step`` is ``"run NAME"``); ``allow_pilot``
-    lets pilot systems and runs in (the audit is then marked PILOT)."""
+    lets pilot systems and runs in (the audit is then marked PILOT); ``allow_failed`` gives verdicts even
+    for runs with failed topics."""
+    from toolkit.pipeline.failures import comparison_failures
     from toolkit.reports import write_audit
     from toolkit.stats.comparison import compare_runs
     from toolkit.workspace import load_workspace
@@ -132,6 +145,7 @@ def run_audit(
         ws, [systems[n] for n in order], topics, rerun, progress, log, preflights, allow_pilot
     )
     qrels, built = _qrels(ws, topics, runs, log, options["qrels"])
+    failed = _failed(ws, runs)
     result = compare_runs(
         runs,
         qrels,
@@ -142,6 +156,9 @@ def run_audit(
         seed=int(seed if seed is not None else options["seed"]),
         margins={str(k): float(v) for k, v in options["margins"].items()},
         correction=str(options["correction"]),
+        test=str(options["test"]),
+        order=options["order"],
+        failures=comparison_failures(failed, order[0], order[1:], allow_failed=allow_failed),
     )
     manifests = {run.name: _manifest(ws, run.name) for run in runs}
     pilots = pilot_runs(runs, manifests)
@@ -163,7 +180,7 @@ def run_audit(
         ran,
         built,
         tuple(written),
-        _failed(ws, runs),
+        failed,
         preflights,
         pilots,
     )

@@ -9,8 +9,10 @@ same thing:
 * every topic failed → an error: the system is down or misconfigured, and its run would compare nothing;
 * a run with failed topics is never reused by ``audit``: it is asked again, as ``run --resume`` asks the
   failed topics again;
-* ``failed_topics`` gives, per run, the topics that failed — what a comparison needs to call a run with
-  failures "not comparable".
+* a comparison (``compare``, ``audit``, ``gate``) lists the failed topics of every run, and a candidate
+  compared with a run that has failed topics is **not comparable** — its verdict reads "not comparable: N
+  topics failed in RUN" — unless the user opts in (``--allow-failed``), when the verdict is given and the
+  failures are still listed (``comparison_failures``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from toolkit.errors import FormatError, SystemCallError, ToolkitWarning
 from toolkit.model import Run
+from toolkit.stats.result import Failures
 from toolkit.systems.runner import Failure
 
 
@@ -79,3 +82,37 @@ def check_failures(
         ToolkitWarning,
         stacklevel=2,
     )
+
+
+def failed_topics_at(paths: Sequence[str | Path]) -> dict[str, tuple[str, ...]]:
+    """``failed_topics`` for run files not read yet (a comparison reads them one at a time): by run name,
+    the failed topics of the manifest beside each path."""
+    from toolkit.formats.manifest import read_manifest
+    from toolkit.formats.run import run_name
+
+    return {
+        run_name(path): tuple(f.query_id for f in manifest_failures(read_manifest(path), where=path))
+        for path in paths
+    }
+
+
+def comparison_failures(
+    failed: Mapping[str, Sequence[str]],
+    baseline: str,
+    candidates: Sequence[str],
+    *,
+    allow_failed: bool = False,
+) -> Failures:
+    """The policy for comparisons: every run's failed topics, and for each candidate compared with a run that
+    has some, the verdict "not comparable: N topics failed in RUN" — unless ``allow_failed``."""
+    listed = {run: tuple(ids) for run, ids in failed.items()}
+    blocked: dict[str, str] = {}
+    for cand in candidates:
+        parts = [_failed_in(len(listed[r]), r) for r in (baseline, cand) if listed.get(r)]
+        if parts and not allow_failed:
+            blocked[cand] = "not comparable: " + ", ".join(parts)
+    return Failures(listed, blocked, allow_failed and any(listed.values()))
+
+
+def _failed_in(count: int, run: str) -> str:
+    return f"{count} topic{'' if count == 1 else 's'} failed in {run}"

@@ -2,8 +2,9 @@
 
 The JSON keeps the issue's keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
 ``percent_agreement``/``kappa``/``binarised``, ``fleiss``, ``krippendorff``) in that order and adds more after
-them; an undefined number is ``null`` next to a ``reason``, never NaN. In the tables an undefined cell reads
-``n/a [k]``, and the reasons are listed once at the end as numbered notes.
+them; every undefined number is ``null`` next to its reason (``reason`` in the same object, or
+``<key>_reason``), never NaN. In the tables an undefined cell reads ``n/a [k]``, and the reasons are listed
+once at the end as numbered notes. Numbers never print as ``-0.0000``.
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ def agreement_document(result: AgreementResult) -> Document:
 
 
 def kappa_dict(k: Kappa) -> dict[str, Any]:
+    """Every ``null`` has its reason beside it (``reason`` for the value, ``<key>_reason`` for the others)."""
     return {
         "value": k.estimate.value,
         "ci95": k.ci95.pair(),
         "reason": k.estimate.reason,
         "se": k.se.value,
-        "ci95_reason": k.ci95.reason if k.estimate.defined else None,
+        "se_reason": k.se.reason,
+        "ci95_reason": k.ci95.reason,
         "ci95_bootstrap": k.ci95_bootstrap.pair(),
         "ci95_bootstrap_reason": k.ci95_bootstrap.reason,
         "bootstrap_dropped": k.bootstrap_dropped,
@@ -55,6 +58,7 @@ def pair_dict(p: PairAgreement, labels: Sequence[int]) -> dict[str, Any]:
                 "overlap": b.overlap.value,
                 "kappa_ci95": b.kappa.ci95.pair(),
                 "kappa_reason": b.kappa.estimate.reason,
+                "kappa_ci95_reason": b.kappa.ci95.reason,
                 "overlap_reason": b.overlap.reason,
                 "both_relevant": b.both_relevant,
                 "either_relevant": b.either_relevant,
@@ -74,8 +78,11 @@ def pair_dict(p: PairAgreement, labels: Sequence[int]) -> dict[str, Any]:
                 "query_id": t.query_id,
                 "n": t.n,
                 "percent_agreement": t.percent_agreement.value,
-                "kappa": {w: getattr(t, w).value for w in WEIGHTINGS},
-                "reason": next((getattr(t, w).reason for w in WEIGHTINGS if getattr(t, w).reason), None),
+                "kappa": {
+                    **{w: getattr(t, w).value for w in WEIGHTINGS},
+                    "reason": next((getattr(t, w).reason for w in WEIGHTINGS if getattr(t, w).reason), None),
+                },
+                "reason": t.percent_agreement.reason,
             }
             for t in p.per_topic
         ],
@@ -130,12 +137,21 @@ class _Notes:
         return f"n/a [{self.reasons.index(reason) + 1}]"
 
     def num(self, value: Value, fmt: str = "{:.4f}") -> str:
-        return fmt.format(value.value) if value.value is not None else self.ref(str(value.reason))
+        return (
+            _no_negative_zero(fmt.format(value.value))
+            if value.value is not None
+            else self.ref(str(value.reason))
+        )
 
     def ci(self, interval: Interval) -> str:
         if interval.low is None or interval.high is None:
             return self.ref(str(interval.reason))
-        return f"[{interval.low:.4f}, {interval.high:.4f}]"
+        return f"[{_no_negative_zero(f'{interval.low:.4f}')}, {_no_negative_zero(f'{interval.high:.4f}')}]"
+
+
+def _no_negative_zero(text: str) -> str:
+    """``-0.0000`` (a value that rounds to zero from below) prints as ``0.0000``."""
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
 def _sections(

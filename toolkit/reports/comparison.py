@@ -1,8 +1,18 @@
-"""The document of a comparison (``compare`` and ``audit``): what the report says, in reading order.
+"""The document of a comparison (``compare`` and ``audit``), in the reading order of DESIGN §7.
 
-Sections: setup, versions, aggregate table, tests with effect sizes and CIs, non-inferiority, rank-1 buckets
-with topic ids, found/lost, preferences, per-class tables, all-pairs test, worst regressions, plots. The JSON
-contract of the same result is ``comparison_data`` (``toolkit.reports.comparison_json``).
+1. **Verdict** — the first screen answers the question: one paragraph per candidate with the confirmatory
+   result in words (delta, t CI, p and adjusted p), the rank-1 Fixed/Degraded counts, failed topics and
+   Judged@k warnings;
+2. **Aggregate** — the mean of every measure per run, and the CI forest plot beside it;
+3. **Detail** — the confirmatory and secondary tests, non-inferiority, rank-1 buckets with topic ids,
+   preferences, the exploratory per-class tables and all pairs, Judged@k, failed topics, worst regressions
+   with their plots;
+4. **Appendix** — the other tests (t, Wilcoxon, randomization method), effect sizes, the bootstrap CI, the
+   post hoc MDE, then setup, versions and hashes.
+
+Tables stay narrow enough for a terminal (``--format table`` lays out this same document): topic ids are
+listed under their table instead of in a column. The JSON contract of the same result is
+``comparison_data`` (``toolkit.reports.comparison_json``).
 """
 
 from __future__ import annotations
@@ -11,38 +21,33 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.model import TopicSet
+from toolkit.reports.comparison_detail import (
+    all_pairs_blocks,
+    appendix_blocks,
+    by_class_blocks,
+    failures_blocks,
+    judged_blocks,
+    preferences_blocks,
+    rank1_blocks,
+    worst_blocks,
+)
 from toolkit.reports.comparison_json import comparison_data
 from toolkit.reports.document import Block, Document, bullets, heading, paragraph, table
-from toolkit.reports.numbers import BUCKET_LABELS, interval, num, pval, rand_label, rank_text, signed, verdict
-from toolkit.stats.buckets import BUCKETS, FOUND_LOST, RankOutcome
-from toolkit.stats.comparison import ComparisonResult
-from toolkit.stats.counts import reach_note
-from toolkit.stats.paired import PairedResult
+from toolkit.reports.numbers import ci_text, num, pval, signed
+from toolkit.stats.families import CONFIRMATORY
+from toolkit.stats.multiple import FIXED_SEQUENCE
+from toolkit.stats.result import CandidateVerdict, ComparisonResult
 
 if TYPE_CHECKING:
     from toolkit.reports.plots import Plot
+    from toolkit.stats.paired import PairedResult
 
-#: How many topics the "worst regressions" table lists per candidate.
-WORST = 10
-
-TEST_HEADERS = (
-    "measure",
-    "n",
-    "mean {baseline}",
-    "mean {candidate}",
-    "delta",
-    "95% CI bootstrap",
-    "95% CI t",
-    "p",
-    "p adj.",
-    "t (df)",
-    "p t",
-    "Wilcoxon p (method)",
-    "d_z",
-    "r_rb",
-    "MDE80",
-    "verdict",
-)
+#: How the declared tests are named in sentences.
+TEST_NAMES = {
+    "randomization": "paired randomization test",
+    "t": "paired t test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+}
 
 
 def comparison_document(
@@ -53,293 +58,203 @@ def comparison_document(
     plots: Sequence[Plot] = (),
     preflight: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Document:
-    """The report of ``result``; ``plots`` (from ``reports.plots``) are shown at the end and embedded in HTML;
-    ``preflight`` (run name → its manifest's ``preflight`` record) is shown in the setup."""
+    """The report of ``result``; ``plots`` (from ``reports.plots``) are placed where they belong; ``preflight``
+    (run name → its manifest's ``preflight`` record) is shown in the setup."""
+    deltas: dict[str, list[Block]] = {}
+    for p in plots:
+        if p.kind == "delta":
+            deltas.setdefault(p.candidate, []).append(_image(p))
     b: list[Block] = [heading(title or f"Audit: {', '.join(result.candidates)} vs {result.baseline}", 1)]
-    b += _setup(result, preflight or {})
-    b += [heading("Versions"), table(["library", "version"], list(result.versions.items()), left=(0, 1))]
-    b.append(heading("Aggregate"))
-    b.append(
-        table(
-            ["measure", *result.runs],
-            [
-                [
-                    f"{m} (primary)" if m == result.primary else str(m),
-                    *(num(result.means[r][m]) for r in result.runs),
-                ]
-                for m in result.measures
-            ],
-        )
-    )
+    b += _verdicts(result)
+    b += _aggregate(result)
+    b += [_image(p) for p in plots if p.kind == "forest"]
     b += _tests(result)
-    b.append(heading("Rank-1 buckets"))
-    for r in result.rank1:
-        b += _rank1(r, result.alpha)
-    if result.preferences:
-        b += _preferences(result)
-    if result.by_class:
-        b += _by_class(result)
-    b += _all_pairs(result)
-    b += _worst(result, topics)
-    if plots:
-        b.append(heading("Plots"))
-        b += [Block("image", text=p.caption, rows=((p.name,),)) for p in plots]
+    b += rank1_blocks(result)
+    b += [_image(p) for p in plots if p.kind == "ranks"]
+    b += preferences_blocks(result)
+    b += by_class_blocks(result)
+    b += all_pairs_blocks(result)
+    b += judged_blocks(result)
+    b += failures_blocks(result)
+    b += worst_blocks(result, topics, deltas)
+    b += appendix_blocks(result, preflight or {})
     data = comparison_data(result)
     if preflight:
         data["setup"]["preflight"] = {name: dict(record) for name, record in preflight.items()}
     return Document(tuple(b), data, {p.name: p.png for p in plots})
 
 
-def _setup(result: ComparisonResult, preflight: Mapping[str, Mapping[str, Any]]) -> list[Block]:
-    s = result.setup
-    t = s.get("topics") or {}
-    items = [
-        f"Baseline: `{result.baseline}`; candidates: {', '.join(f'`{c}`' for c in result.candidates)}",
-        f"Topics: {t.get('name', '(from qrels)')} — {s['n_topics']} topics counted"
-        + (f" (`{t['path']}`)" if t.get("path") else ""),
-        f"Topic-set hash (sha256): `{t.get('sha256') or 'n/a'}`",
-        f"Qrels: `{s['qrels'].get('path') or s['qrels'].get('name')}`",
-        *(f"Run `{name}`: `{path}`" for name, path in s["run_paths"].items() if path),
-        *(_preflight_item(name, record) for name, record in preflight.items()),
-        f"Measures: {', '.join(map(str, result.measures))}; primary measure: **{result.primary}**",
-        f"α = {result.alpha:g}; multiple comparisons: {result.correction} over {len(result.comparisons)} tests",
-        f"Seed {result.seed}; paired bootstrap {s['bootstrap_resamples']:,} resamples; randomization exact where "
-        f"possible, else {s['randomization_resamples']:,} sign flips; Wilcoxon zero_method={s['zero_method']}",
-        f"Rank buckets use the first relevant document within the top {s['cutoff']}",
+def _image(plot: Plot) -> Block:
+    return Block("image", text=plot.caption, rows=((plot.name,),))
+
+
+def design_sentence(result: ComparisonResult) -> str:
+    """The confirmatory design in one sentence (the verdict section opens with it)."""
+    conf = result.confirmatory
+    if conf.adjustment == FIXED_SEQUENCE:
+        how = f"fixed sequence in the declared order {', '.join(conf.order)}, each at α = {result.alpha:g}"
+    elif conf.m > 1:
+        how = f"Holm across {conf.m} candidates, α = {result.alpha:g}"
+    else:
+        how = f"α = {result.alpha:g}"
+    declared = "declared" if result.primary_declared else "the default; declare one with --primary"
+    return (
+        f"Confirmatory test: **{result.primary}** ({declared}) by the {TEST_NAMES[result.test]}, {how}. "
+        f"Secondary measures form their own family ({result.correction}); per-class rows and all pairs are "
+        "exploratory. Every CI is the paired t 95% interval, unadjusted for multiplicity."
+    )
+
+
+def _verdicts(result: ComparisonResult) -> list[Block]:
+    b = [heading("Verdict"), paragraph(design_sentence(result))]
+    for v in result.verdicts():
+        b.append(paragraph(verdict_paragraph(result, v)))
+        if v.warnings:
+            b.append(bullets([f"Warning: {w}" for w in v.warnings]))
+    return b
+
+
+def verdict_paragraph(result: ComparisonResult, v: CandidateVerdict) -> str:
+    """``**cand vs base: better.** RR@10 0.40 → 0.42, Δ +0.0156, 95% CI … p … Rank 1: … Failures …``"""
+    parts = [f"**{v.candidate} vs {result.baseline}: {v.verdict}.**"]
+    c = v.result
+    if c is not None:
+        ci = ci_text(c.ci95) if c.ci95.pair() else f"– ({c.ci95.reason})"
+        adjusted = (
+            f"adjusted p = {pval(c.p_adjusted)} ({c.adjustment})"
+            if c.adjustment != "holm" or result.confirmatory.m > 1
+            else "one candidate: no adjustment"
+        )
+        parts.append(
+            f"{c.measure} {num(c.mean_baseline)} → {num(c.mean_candidate)}, Δ {signed(c.delta)}, 95% CI {ci} "
+            f"(t, unadjusted), p = {pval(c.pvalue)} ({_test_label(c)}), {adjusted}."
+        )
+        ni = c.noninferiority
+        if ni is not None:
+            parts.append(_ni_sentence(ni.margin, ni.holds, ni.ci_lower, ni.pvalue, ni.reason))
+    r = next((x for x in result.rank1 if x.candidate == v.candidate), None)
+    if r is not None:
+        parts.append(
+            f"Rank 1 (top {r.cutoff}): Fixed {r.mcnemar.fixed}, Degraded {r.mcnemar.degraded} "
+            f"(exact McNemar p = {pval(r.mcnemar.pvalue)})."
+        )
+    for run, count in v.failed.items():
+        ids = " ".join(result.failures.failed.get(run, ()))
+        note = "allowed with --allow-failed" if v.comparable else "pass --allow-failed to compare anyway"
+        parts.append(f"{count} topic{'' if count == 1 else 's'} failed in {run} ({note}): {ids}.")
+    return " ".join(parts)
+
+
+def _ni_sentence(
+    margin: float, holds: bool | None, lower: float | None, p: float | None, reason: str | None
+) -> str:
+    if holds is None:
+        return f"Non-inferiority (margin {margin:g}): undefined — {reason}."
+    claim = (
+        f"no regression larger than {margin:g}"
+        if holds
+        else f"a regression larger than {margin:g} is not ruled out"
+    )
+    return f"Non-inferiority (margin {margin:g}): {claim} (one-sided 95% lower bound {signed(lower)}, p = {pval(p)})."
+
+
+def _test_label(c: PairedResult) -> str:
+    if c.test == "randomization":
+        r = c.randomization
+        return "randomization, exact" if r.exact else f"randomization, Monte Carlo {r.resamples:,}"
+    if c.test == "wilcoxon":
+        return f"Wilcoxon, {c.wilcoxon.method}"
+    return "t test"
+
+
+def _aggregate(result: ComparisonResult) -> list[Block]:
+    rows = [
+        [f"{m} (primary)" if m == result.primary else str(m), *(num(result.means[r][m]) for r in result.runs)]
+        for m in result.measures
     ]
-    for run, ids in result.empty.items():
-        if ids:
-            items.append(f"`{run}` returned nothing for {len(ids)} topic(s) (scored 0): {' '.join(ids)}")
-    return [heading("Setup"), bullets(items)]
-
-
-def _preflight_item(run: str, record: Mapping[str, Any]) -> str:
-    """What the run's system said about itself before the run, its lines joined by ``; ``."""
-    check = record.get("check")
-    shown = f"`{' '.join(check)}`" if isinstance(check, list) else f"`GET {check}`"
-    lines = [line.strip() for line in str(record.get("output", "")).splitlines() if line.strip()]
-    return f"Pre-flight of `{run}` ({shown}): {'; '.join(lines) or '(no output)'}"
+    return [heading("Aggregate"), table(["measure", *result.runs], rows)]
 
 
 def _tests(result: ComparisonResult) -> list[Block]:
-    b = [
-        heading("Tests"),
+    conf = result.confirmatory
+    primary = [c for c in result.comparisons if c.family == CONFIRMATORY]
+    primary.sort(key=lambda c: conf.order.index(c.candidate))
+    secondary = [c for c in result.comparisons if c.family != CONFIRMATORY]
+    base = result.baseline
+    b: list[Block] = [
+        heading(f"Confirmatory test ({result.primary})"),
         paragraph(
-            "delta = candidate − baseline per topic, averaged. p = paired randomization test on the "
-            f"mean (two-sided); p adj. = {result.correction}-adjusted over all measures and candidates. "
-            "t = paired t-test; Wilcoxon = signed-rank (method shown); d_z = Cohen's effect size for paired "
-            "data; r_rb = rank-biserial; MDE80 = smallest mean delta detectable with 80% power."
+            f"Δ = candidate − {base} per topic, averaged; 95% CI = paired t interval (unadjusted); p = "
+            f"{TEST_NAMES[result.test]} (two-sided); p adj. = {conf.adjustment} across the candidates."
+        ),
+        table(
+            ["candidate", "n", f"mean {base}", "mean cand.", "Δ", "95% CI (t)", "p", "p adj.", "verdict"],
+            [_row(c, with_measure=False) for c in primary],
+            left=(0, -1),
         ),
     ]
-    for cand in result.candidates:
-        comps = [c for c in result.comparisons if c.candidate == cand]
-        headers = [h.format(baseline=result.baseline, candidate=cand) for h in TEST_HEADERS]
+    if secondary:
         b += [
-            heading(f"{cand} vs {result.baseline}", 3),
-            table(headers, [_test_row(c) for c in comps], left=(0, -1)),
-        ]
-        nis = [c for c in comps if c.noninferiority is not None]
-        if nis:
-            b.append(heading(f"Non-inferiority of {cand}", 3))
-            b.append(
-                table(
-                    [
-                        "measure",
-                        "margin",
-                        "delta",
-                        "95% lower bound (t)",
-                        "95% lower bound (bootstrap)",
-                        "p (one-sided)",
-                        "conclusion",
-                    ],
-                    [_ni_row(c) for c in nis],
-                    left=(0, -1),
-                )
-            )
-        notes = [f"{c.measure}: {n}" for c in comps for n in c.notes]
-        if notes:
-            b.append(bullets(notes))
-    return b
-
-
-def _rank1(r: RankOutcome, alpha: float) -> list[Block]:
-    m = r.mcnemar
-    return [
-        heading(f"{r.baseline} → {r.candidate} (first relevant within top {r.cutoff})", 3),
-        table(
-            ["bucket", "topics", "ids"],
-            [[BUCKET_LABELS[k], str(r.count(k)), " ".join(r.topics[k])] for k in BUCKETS],
-            left=(0, -1),
-        ),
-        table(
-            ["", f"{r.candidate} at 1", f"{r.candidate} not at 1"],
-            [
-                [f"{r.baseline} at 1", str(r.both_at_1), str(m.degraded)],
-                [f"{r.baseline} not at 1", str(m.fixed), str(r.neither_at_1)],
-            ],
-        ),
-        paragraph(
-            f"Exact McNemar (Fixed {m.fixed} vs Degraded {m.degraded}): p = {pval(m.pvalue)}"
-            f"{_reach(m.fixed + m.degraded, alpha)}. "
-            "Added/Removed topics (results in one run only) are outside the 2×2 table."
-        ),
-        table(
-            ["within top " + str(r.cutoff), "topics", "ids"],
-            [[k, str(len(r.found_lost[k])), " ".join(r.found_lost[k])] for k in FOUND_LOST],
-            left=(0, -1),
-        ),
-    ]
-
-
-def _preferences(result: ComparisonResult) -> list[Block]:
-    rows = [
-        [
-            p.run,
-            str(p.test.wins),
-            str(p.test.losses),
-            str(p.test.ties),
-            num(p.test.win_rate),
-            interval(p.test.ci95),
-            pval(p.test.pvalue),
-            " ".join(p.topics["loss"]),
-        ]
-        for p in result.preferences
-    ]
-    return [
-        heading("Preferences (deprecation)"),
-        paragraph(
-            "Per pair: win when the best-ranked modern page ranks above the best-ranked legacy page, "
-            "loss when below, tie when neither appears. Exact sign test (ties dropped); win rate with "
-            "Clopper–Pearson 95% CI."
-        ),
-        table(
-            ["run", "wins", "losses", "ties", "win rate", "95% CI", "sign test p", "losses (ids)"],
-            rows,
-            left=(0, -1),
-        ),
-    ]
-
-
-def _by_class(result: ComparisonResult) -> list[Block]:
-    b = [heading("Per class")]
-    for cls, br in result.by_class.items():
-        rows = [
-            [
-                str(measure),
-                cc.candidate,
-                num(br.means[cc.baseline][measure]),
-                num(br.means[cc.candidate][measure]),
-                signed(cc.delta),
-                interval(cc.ci95),
-                rand_label(cc),
-                verdict(cc),
-            ]
-            for measure in br.measures
-            for cc in br.comparisons
-            if cc.measure == measure
-        ]
-        headers = [
-            "measure",
-            "candidate",
-            "mean baseline",
-            "mean candidate",
-            "delta",
-            "95% CI",
-            "p",
-            "verdict",
-        ]
-        b += [heading(f"{cls} ({len(br.topics)} topics)", 3), table(headers, rows, left=(0, 1, -1))]
-    return b
-
-
-def _all_pairs(result: ComparisonResult) -> list[Block]:
-    b: list[Block] = []
-    for tk in result.all_pairs:
-        if not b:
-            b.append(heading("All pairs (randomised Tukey HSD)"))
-            b.append(
-                paragraph(
-                    "Permutes the runs' scores within each topic (the pairing is kept); one test over "
-                    f"all pairs, {tk.resamples:,} permutations, seed {tk.seed}."
-                )
-            )
-        b.append(
+            heading("Secondary measures"),
+            paragraph(
+                f"One family of {len(secondary)} test{'' if len(secondary) == 1 else 's'} (every other measure × candidate), adjusted by "
+                f"{result.correction}; same columns."
+            ),
             table(
-                [f"{tk.measure} pair", "delta", "p"],
-                [[f"{p.b} − {p.a}", signed(p.delta), pval(p.pvalue)] for p in tk.pairs],
-            )
-        )
+                [
+                    "candidate",
+                    "measure",
+                    "n",
+                    f"mean {base}",
+                    "mean cand.",
+                    "Δ",
+                    "95% CI (t)",
+                    "p",
+                    "p adj.",
+                    "verdict",
+                ],
+                [_row(c, with_measure=True) for c in secondary],
+                left=(0, 1, -1),
+            ),
+        ]
+    nis = [c for c in result.comparisons if c.noninferiority is not None]
+    if nis:
+        b += [
+            heading("Non-inferiority"),
+            paragraph(
+                'H0: mean Δ ≤ −margin, one-sided t test; "no regression larger than the margin" only when H0 '
+                "is rejected (the one-sided 95% lower bound is above −margin)."
+            ),
+            table(
+                ["candidate", "measure", "margin", "Δ", "95% lower bound (t)", "p (one-sided)", "conclusion"],
+                [_ni_row(c) for c in nis],
+                left=(0, 1, -1),
+            ),
+        ]
+    notes = [f"{c.candidate}, {c.measure}: {n}" for c in result.comparisons for n in c.notes]
+    notes += [
+        f"{c.candidate}, {c.measure}: no t interval: {c.ci95.reason}"
+        for c in result.comparisons
+        if c.ci95.reason
+    ]
+    if notes:
+        b.append(bullets(notes))
     return b
 
 
-def _worst(result: ComparisonResult, topics: TopicSet | None) -> list[Block]:
-    b = [heading(f"Worst regressions ({result.primary})")]
-    for cand in result.candidates:
-        primary = result.comparison(cand, result.primary)
-        r = next(x for x in result.rank1 if x.candidate == cand)
-        if primary is None:
-            continue
-        worst = sorted((d, q) for q, d in zip(primary.topics, primary.diffs, strict=True) if d < 0)[:WORST]
-        b.append(heading(f"{cand} vs {result.baseline}", 3))
-        if not worst:
-            b.append(paragraph("No topic got worse."))
-            continue
-        values = dict(
-            zip(
-                primary.topics,
-                zip(primary.baseline_values, primary.candidate_values, strict=True),
-                strict=True,
-            )
-        )
-        rows = [
-            [
-                q,
-                _query(topics, q),
-                num(values[q][0]),
-                num(values[q][1]),
-                signed(d),
-                rank_text(r.ranks_baseline.get(q)),
-                rank_text(r.ranks_candidate.get(q)),
-            ]
-            for d, q in worst
-        ]
-        headers = [
-            "topic",
-            "query",
-            result.baseline,
-            cand,
-            "delta",
-            "rank " + result.baseline,
-            "rank " + cand,
-        ]
-        b.append(table(headers, rows, left=(0, 1)))
-    return b
-
-
-def _query(topics: TopicSet | None, qid: str) -> str:
-    topic = topics.get(qid) if topics is not None else None
-    return topic.query if topic else ""
-
-
-def _test_row(c: PairedResult) -> list[str]:
-    t = c.t
+def _row(c: PairedResult, *, with_measure: bool) -> list[str]:
+    measure = [str(c.measure)] if with_measure else []
     return [
-        f"{c.measure}*" if c.primary else str(c.measure),
+        c.candidate,
+        *measure,
         str(c.n),
         num(c.mean_baseline),
         num(c.mean_candidate),
         signed(c.delta),
-        interval(c.ci95),
-        interval(c.ci95_t),
-        rand_label(c),
+        ci_text(c.ci95),
+        pval(c.pvalue),
         pval(c.p_adjusted),
-        f"{num(t.statistic, 3)} ({t.df})",
-        pval(t.pvalue),
-        f"{pval(c.wilcoxon.pvalue)} ({c.wilcoxon.method})",
-        num(c.d_z, 3),
-        num(c.rank_biserial, 3),
-        num(c.mde80),
-        verdict(c),
+        c.verdict,
     ]
 
 
@@ -347,19 +262,16 @@ def _ni_row(c: PairedResult) -> list[str]:
     ni = c.noninferiority
     if ni is None:
         raise ValueError(f"{c.measure}: no non-inferiority test to report")
-    claim = f"no regression larger than {ni.margin:g}" if ni.holds else "regression not ruled out"
+    if ni.holds is None:
+        claim = f"undefined: {ni.reason}"
+    else:
+        claim = f"no regression larger than {ni.margin:g}" if ni.holds else "regression not ruled out"
     return [
+        c.candidate,
         str(c.measure),
         f"{ni.margin:g}",
         signed(c.delta),
         signed(ni.ci_lower),
-        signed(ni.ci_lower_bootstrap),
         pval(ni.pvalue),
         claim,
     ]
-
-
-def _reach(pairs: int, alpha: float) -> str:
-    """ " — cannot reach α …" after a McNemar p when the discordant pairs are too few for any rejection."""
-    note = reach_note(pairs, alpha)
-    return f" — {note}" if note else ""

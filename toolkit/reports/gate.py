@@ -20,12 +20,23 @@ def gate_document(result: GateResult) -> Document:
         for c in result.checks
     ]
     passed = sum(1 for c in result.checks if c.passed)
-    blocks = (
+    blocks = [
         heading(f"gate: {result.candidate} against {result.baseline}", 1),
         table(["rule", "value", "topics", "verdict"], rows, left=(0, -1)),
         paragraph(f"{passed} of {len(result.checks)} rule(s) passed"),
-    )
-    return Document(blocks, gate_data(result))
+    ]
+    f = result.failures
+    blocked = f.not_comparable.get(result.candidate)
+    for run in (result.baseline, result.candidate):
+        ids = f.failed.get(run, ())
+        if ids:
+            failed = f"{len(ids)} topic{'' if len(ids) == 1 else 's'} failed in {run}"
+            if blocked:
+                blocks.append(paragraph(f"not comparable: {failed} ({' '.join(ids)})"))
+            else:
+                blocks.append(paragraph(f"{failed} ({' '.join(ids)}; allowed with --allow-failed)"))
+    blocks.append(paragraph(f"Criterion: {result.criterion}"))
+    return Document(tuple(blocks), gate_data(result))
 
 
 def gate_data(result: GateResult) -> dict[str, Any]:
@@ -34,6 +45,11 @@ def gate_data(result: GateResult) -> dict[str, Any]:
         "baseline": result.baseline,
         "candidate": result.candidate,
         "passed": result.passed,
+        "criterion": result.criterion,
+        "comparable": result.comparable,
+        "failed_topics": {
+            run: list(result.failures.failed.get(run, ())) for run in (result.baseline, result.candidate)
+        },
         "rules": [
             {
                 "rule": c.rule.text,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from toolkit.stats.location import Interval
 from toolkit.stats.paired import PairedResult
 
 BUCKET_LABELS: dict[str, str] = {
@@ -20,9 +21,11 @@ BUCKET_LABELS: dict[str, str] = {
 
 
 def num(value: float | None, digits: int = 4) -> str:
+    """Fixed decimals; a value that rounds to zero never prints as ``-0.0000``."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    return f"{value:.{digits}f}"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
 def signed(value: float | None, digits: int = 4) -> str:
@@ -48,19 +51,12 @@ def rank_text(rank: int | None) -> str:
     return "–" if rank is None else str(rank)
 
 
-def verdict(c: PairedResult) -> str:
-    """One phrase for a comparison, honest about tests that could never reject."""
-    p = c.p_adjusted if c.p_adjusted is not None else c.pvalue
-    if c.n_nonzero == 0:
-        return "identical on every topic"
-    for note in c.notes:
-        if note.startswith("cannot reach"):
-            return note
-    if p < c.alpha:
-        return "better" if c.delta > 0 else "worse"
-    return "no significant difference"
-
-
 def rand_label(c: PairedResult) -> str:
+    """The randomization p with how it was found: ``0.1875 (exact)`` or ``0.0312 (MC 100,000)``."""
     r = c.randomization
     return f"{pval(r.pvalue)} ({'exact' if r.exact else f'MC {r.resamples:,}'})"
+
+
+def ci_text(ci: Interval) -> str:
+    """An interval as ``[-0.0320, +0.0683]``, or ``–`` when it does not exist (the reason is said elsewhere)."""
+    return interval(ci.pair())

@@ -2,7 +2,8 @@
 
 * per-topic delta of the primary measure, sorted by delta (one chart per candidate);
 * distribution of the first-relevant rank per run (1..cutoff, and "none");
-* a CI forest plot: per measure, each candidate's mean delta with its bootstrap 95% CI.
+* a CI forest plot: per measure, each candidate's mean delta with its paired t 95% CI (unadjusted), the
+  interval the report's tables show.
 
 PNG metadata is fixed (no Software/date chunks) and fonts are matplotlib's bundled DejaVu, so the bytes
 depend only on the data and the matplotlib version.
@@ -15,14 +16,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.stats.comparison import ComparisonResult
+from toolkit.stats.result import ComparisonResult
 
 
 @dataclass(frozen=True)
 class Plot:
+    """One PNG; ``kind`` (``delta``, ``ranks``, ``forest``) and ``candidate`` tell the document where it goes."""
+
     name: str
     caption: str
     png: bytes
+    kind: str = ""
+    candidate: str = ""
 
 
 def _slug(text: str) -> str:
@@ -43,9 +48,17 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
             if c is None:
                 continue
             pairs = sorted(zip(c.diffs, c.topics, strict=True))
-            fig, ax = plt.subplots(figsize=(max(6.0, 0.18 * len(pairs) + 2), 3.6))
-            colors = ["#2b8a3e" if d > 0 else "#c92a2a" if d < 0 else "#868e96" for d, _ in pairs]
-            ax.bar(range(len(pairs)), [d for d, _ in pairs], color=colors)
+            # one bar per topic up to a few hundred; beyond that a filled step curve (the width is capped)
+            fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 0.18 * len(pairs) + 2)), 3.6))
+            deltas = [d for d, _ in pairs]
+            if len(pairs) <= 300:
+                colors = ["#2b8a3e" if d > 0 else "#c92a2a" if d < 0 else "#868e96" for d in deltas]
+                ax.bar(range(len(pairs)), deltas, color=colors)
+            else:
+                x = range(len(pairs))
+                ax.fill_between(x, deltas, 0, where=[d > 0 for d in deltas], step="mid", color="#2b8a3e")
+                ax.fill_between(x, deltas, 0, where=[d < 0 for d in deltas], step="mid", color="#c92a2a")
+                ax.set_xlabel(f"{len(pairs):,} topics, sorted by Δ")
             ax.axhline(0, color="#333", linewidth=0.8)
             if len(pairs) <= 60:
                 ax.set_xticks(range(len(pairs)), [q for _, q in pairs], rotation=90, fontsize=7)
@@ -58,6 +71,8 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
                     f"{prefix}delta-{_slug(cand)}-{_slug(str(c.measure))}.png",
                     f"Per-topic delta of {c.measure}, {cand} vs {result.baseline}, sorted",
                     _png(fig, plt),
+                    "delta",
+                    cand,
                 )
             )
 
@@ -83,26 +98,33 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
                     f"{prefix}first-relevant-rank.png",
                     "Distribution of the first-relevant rank per run",
                     _png(fig, plt),
+                    "ranks",
                 )
             )
 
         rows = [
-            (c.measure, c.candidate, c.delta, c.ci95)
+            (c.measure, c.candidate, c.delta, c.ci95.pair())
             for m in result.measures
             for c in result.comparisons
             if c.measure == m
         ]
         if rows:
             fig, ax = plt.subplots(figsize=(7.0, 0.35 * len(rows) + 1.2))
-            for y, (_, _, delta, (lo, hi)) in enumerate(reversed(rows)):
-                ax.plot([lo, hi], [y, y], color="#1c7ed6", linewidth=2)
+            for y, (_, _, delta, ci) in enumerate(reversed(rows)):
+                if ci is not None:
+                    ax.plot(list(ci), [y, y], color="#1c7ed6", linewidth=2)
                 ax.plot([delta], [y], "o", color="#1c7ed6")
             ax.axvline(0, color="#333", linewidth=0.8)
             ax.set_yticks(range(len(rows)), [f"{m}  {cand}" for m, cand, _, _ in reversed(rows)])
-            ax.set_xlabel(f"mean delta vs {result.baseline} with bootstrap 95% CI")
-            ax.set_title("Confidence intervals per measure")
+            ax.set_xlabel(f"mean delta vs {result.baseline} with the paired t 95% CI (unadjusted)")
+            ax.set_title(f"Confidence intervals per measure (primary: {result.primary})")
             plots.append(
-                Plot(f"{prefix}ci-forest.png", "Mean delta per measure with its 95% CI", _png(fig, plt))
+                Plot(
+                    f"{prefix}ci-forest.png",
+                    "Mean delta per measure with its paired t 95% CI (unadjusted)",
+                    _png(fig, plt),
+                    "forest",
+                )
             )
     return plots
 

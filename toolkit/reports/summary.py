@@ -1,4 +1,4 @@
-"""The short summary ``audit`` prints: per candidate, the primary measure's verdict, buckets and files."""
+"""The short summary ``audit`` prints: per candidate, the confirmatory verdict, buckets, failures and files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.reports.document import pilot_line
-from toolkit.reports.numbers import interval, num, pval, signed, verdict
+from toolkit.reports.numbers import interval, num, pval, signed
 
 
 def audit_summary(audit: Any) -> str:
@@ -16,28 +16,35 @@ def audit_summary(audit: Any) -> str:
     lines = [
         *([pilot_line(pilot)] if pilot else []),
         f"Audit of {', '.join(r.candidates)} against {r.baseline} on {audit.topics.name} "
-        f"({r.setup['n_topics']} topics, primary {r.primary}, seed {r.seed})",
+        f"({r.setup['n_topics']} topics, primary {r.primary}, {r.test} test, seed {r.seed})",
     ]
-    for cand in r.candidates:
-        c = r.comparison(cand, r.primary)
-        if c is None:
-            continue
-        lines.append(
-            f"  {cand}: {r.primary} {num(c.mean_baseline)} → {num(c.mean_candidate)} (delta {signed(c.delta)}, "
-            f"95% CI {interval(c.ci95)}, p {pval(c.pvalue)}, {r.correction} {pval(c.p_adjusted)}): {verdict(c)}"
-        )
-        for ci in r.comparisons:
-            ni = ci.noninferiority
-            if ci.candidate == cand and ni is not None:
-                claim = (
-                    f"no regression larger than {ni.margin:g}"
-                    if ni.holds
-                    else f"a regression larger than {ni.margin:g} is not ruled out"
+    for v in r.verdicts():
+        cand = v.candidate
+        c = v.result
+        if c is not None:
+            ci = interval(c.ci95.pair()) if c.ci95.pair() else "–"
+            lines.append(
+                f"  {cand}: {v.verdict} — {r.primary} {num(c.mean_baseline)} → {num(c.mean_candidate)} "
+                f"(Δ {signed(c.delta)}, 95% CI {ci} t unadjusted, p {pval(c.pvalue)}, "
+                f"{c.adjustment} {pval(c.p_adjusted)})"
+            )
+        else:
+            lines.append(f"  {cand}: {v.verdict}")
+        for ci_ in r.comparisons:
+            ni = ci_.noninferiority
+            if ci_.candidate == cand and ni is not None:
+                if ni.holds is None:
+                    claim = f"undefined ({ni.reason})"
+                elif ni.holds:
+                    claim = f"no regression larger than {ni.margin:g}"
+                else:
+                    claim = f"a regression larger than {ni.margin:g} is not ruled out"
+                bound = (
+                    f" (95% lower bound {signed(ni.ci_lower)}, p {pval(ni.pvalue)})"
+                    if ni.holds is not None
+                    else ""
                 )
-                lines.append(
-                    f"  {cand}: {ci.measure} non-inferiority: {claim} (95% lower bound {signed(ni.ci_lower)}, "
-                    f"p {pval(ni.pvalue)})"
-                )
+                lines.append(f"  {cand}: {ci_.measure} non-inferiority: {claim}{bound}")
         rank1 = next(x for x in r.rank1 if x.candidate == cand)
         lines.append(
             f"  {cand}: rank 1 fixed {rank1.count('fixed')}, degraded {rank1.count('degraded')}, unchanged "
@@ -51,6 +58,10 @@ def audit_summary(audit: Any) -> str:
                     f"  {cand}: preferences won {t.wins}, lost {t.losses}, tied {t.ties} "
                     f"(win rate {num(t.win_rate)}, sign test p {pval(t.pvalue)})"
                 )
+        for run, count in v.failed.items():
+            allowed = " (allowed with --allow-failed)" if v.comparable else ""
+            lines.append(f"  {cand}: {count} topic{'' if count == 1 else 's'} failed in {run}{allowed}")
+        lines += [f"  {cand}: warning: {w}" for w in v.warnings]
     md = next((p for p in audit.written if p.suffix == ".md"), None)
     if md is not None:
         with contextlib.suppress(ValueError):

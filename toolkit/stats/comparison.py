@@ -1,99 +1,70 @@
-"""Compare 2+ runs on the same topics: every pair against the baseline, on every measure (DESIGN §7).
+"""Compare 2+ runs on the same topics: the confirmatory design of DESIGN §7 and everything around it.
 
-``compare_runs`` scores the runs (``toolkit.scoring``), then builds one ``ComparisonResult`` holding all
-that ``compare``, ``gate`` and ``audit`` report: the paired battery per (candidate, measure), adjusted
-p-values over that family (the primary measure marked), rank-1 buckets with McNemar per candidate,
-preference outcomes per run, a per-class breakdown with each class's own measures, and — with 3+ runs — a
-randomised Tukey HSD per measure. The first run is the baseline. Only ``reports`` formats the result.
+``compare_runs`` reads the runs one at a time (``toolkit.stats.summary``: each is scored and reduced to its
+per-topic values and ranks, then freed, so ten MS MARCO-size runs fit in memory), then asks:
+
+1. **confirmatory** — the primary measure (``primary``; default nDCG@10), each candidate against the
+   baseline by the declared ``test`` (randomization by default), Holm across the candidates or
+   fixed-sequence in a declared ``order``;
+2. **secondary** — every other measure × candidate, one family adjusted by ``correction``;
+3. **exploratory** — per-class rows with each class's own measures (one family), and with 3+ runs all pairs
+   of runs per measure (one family per measure), both adjusted by ``correction``;
+4. rank-1 buckets with exact McNemar per candidate, preference outcomes per run, Judged@k per run, and the
+   failed topics of every run (``failures``: the run-failure policy's verdict, ``toolkit.pipeline.failures``).
+
+All resampling is seeded and shared (``toolkit.stats.resampling``). The first run is the baseline. Only
+``reports`` formats the result.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from toolkit.errors import UsageError
 from toolkit.model import Qrels, Run, TopicSet
-from toolkit.stats.buckets import RankOutcome, rank_outcome
-from toolkit.stats.multiple import CORRECTIONS, TukeyResult, adjust, randomized_tukey
-from toolkit.stats.paired import DEFAULT_BOOTSTRAP, PairedResult, paired_test
-from toolkit.stats.preference import PreferenceResult, evaluate_preferences
-from toolkit.stats.randomization import DEFAULT_RESAMPLES
+from toolkit.stats.buckets import rank_outcome
+from toolkit.stats.families import CONFIRMATORY, EXPLORATORY, SECONDARY, assign
+from toolkit.stats.location import t_test, wilcoxon
+from toolkit.stats.multiple import CORRECTIONS, FIXED_SEQUENCE, adjust
+from toolkit.stats.paired import (
+    DEFAULT_BOOTSTRAP,
+    TESTS,
+    PairedResult,
+    PairSpec,
+    Panel,
+    paired_tests,
+    randomization_for,
+)
+from toolkit.stats.randomization import DEFAULT_RESAMPLES, RandomizationResult
+from toolkit.stats.result import (
+    AllPairs,
+    ClassBreakdown,
+    ComparisonResult,
+    Confirmatory,
+    Failures,
+    PairwiseResult,
+)
+from toolkit.stats.summary import RunSummary, summarise_run
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
+    from toolkit.stats.grid import IntegerDiffs
+
+__all__ = ["ClassBreakdown", "ComparisonResult", "compare_runs"]
+
+#: The primary measure when none is declared (``--primary``, ``[audit] primary``).
+DEFAULT_PRIMARY = "nDCG@10"
 #: Rank-1 buckets look at the top 10 when the primary measure has no cutoff of its own (``AP``, ``nDCG``).
 DEFAULT_CUTOFF = 10
 
 
-@dataclass(frozen=True)
-class ClassBreakdown:
-    """One query class: its topics, its measures, each run's means, and each candidate's paired tests."""
-
-    query_class: str
-    topics: tuple[str, ...]
-    measures: tuple[Measure, ...]
-    means: Mapping[str, Mapping[Measure, float]]
-    comparisons: tuple[PairedResult, ...]
-
-
-@dataclass(frozen=True)
-class ComparisonResult:
-    """Everything a comparison found; ``reports`` renders it as text, Markdown, JSON and HTML.
-
-    Measures are ir_measures objects (``str()`` gives the name shown); ``means[run][measure]``.
-    """
-
-    runs: tuple[str, ...]
-    baseline: str
-    measures: tuple[Measure, ...]
-    primary: Measure
-    alpha: float
-    seed: int
-    correction: str
-    comparisons: tuple[PairedResult, ...]
-    rank1: tuple[RankOutcome, ...]
-    preferences: tuple[PreferenceResult, ...]
-    by_class: Mapping[str, ClassBreakdown]
-    all_pairs: tuple[TukeyResult, ...]
-    means: Mapping[str, Mapping[Measure, float]]
-    empty: Mapping[str, tuple[str, ...]]
-    setup: Mapping[str, Any]
-    versions: Mapping[str, str]
-    margins: Mapping[Measure, float] = field(default_factory=dict)
-
-    @property
-    def candidates(self) -> tuple[str, ...]:
-        return self.runs[1:]
-
-    def regressions(self) -> tuple[PairedResult, ...]:
-        """Candidates significantly worse on the primary measure (adjusted p when adjusted, else p; < α)."""
-        return tuple(
-            c
-            for c in self.comparisons
-            if c.primary
-            and c.delta < 0
-            and (c.p_adjusted if c.p_adjusted is not None else c.pvalue) < self.alpha
-        )
-
-    def comparison(self, candidate: str, measure: Measure | str) -> PairedResult | None:
-        """The paired result of ``candidate`` on ``measure`` (an object or any spelling of one)."""
-        from toolkit.scoring.measures import measure_object
-
-        wanted = measure_object(measure)
-        for c in self.comparisons:
-            if c.candidate == candidate and c.measure == wanted:
-                return c
-        return None
-
-
 def compare_runs(
-    runs: Sequence[Run],
+    runs: Iterable[Run],
     qrels: Qrels,
     *,
     topics: TopicSet | None = None,
@@ -103,6 +74,9 @@ def compare_runs(
     seed: int = 42,
     margins: Mapping[Measure, float] | Mapping[str, float] | None = None,
     correction: str = "holm",
+    test: str = "randomization",
+    order: Sequence[str] | None = None,
+    failures: Failures | None = None,
     zero_method: str = "wilcox",
     cutoff: int | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -110,134 +84,255 @@ def compare_runs(
 ) -> ComparisonResult:
     """Score ``runs`` and compare each later run with the first (see the module docstring).
 
-    Measures (``measures``, ``primary``, the keys of ``margins``) are parsed once here into ir_measures objects;
-    everything after reads them (the rank-1 cutoff is the primary measure's own cutoff, else 10).
+    ``runs`` may be a generator: each run is summarised and released before the next is read. Measures
+    (``measures``, ``primary``, the keys of ``margins``) are parsed once here into ir_measures objects; the
+    primary measure is added to the measures when missing. ``order`` (candidate names) declares the order of
+    a fixed-sequence confirmatory family; without it the candidates are adjusted by Holm.
     """
     from toolkit.formats.manifest import versions
-    from toolkit.scoring import evaluate_many, first_relevant_rank, parse_measures, resolve_measures
-    from toolkit.scoring.measures import measure_cutoff, parse_measure
+    from toolkit.scoring import resolve_measures
+    from toolkit.scoring.judged import looks_human
+    from toolkit.scoring.measures import measure_cutoff, parse_measure, parse_measures
 
-    if len(runs) < 2:
-        raise UsageError("compare needs at least two runs: the baseline first, then the candidate(s)")
-    names = [r.name for r in runs]
-    if len(set(names)) != len(names):
-        raise UsageError(f"run names must be distinct, got {', '.join(names)}; rename a file or pass it once")
     if correction not in CORRECTIONS:
         raise UsageError(f"--correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    if test not in TESTS:
+        raise UsageError(f"--test must be one of {', '.join(TESTS)}, not {test!r}")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
     main = list(resolve_measures(measures or None, topics))
-    if primary is None:
-        rr10 = parse_measure("RR@10")
-        chosen = rr10 if rr10 in main else main[0]
-    else:
-        chosen = parse_measure(primary)
-        if chosen not in main:
-            main.insert(0, chosen)
+    chosen = parse_measure(primary if primary is not None else DEFAULT_PRIMARY)
+    if chosen not in main:
+        main.insert(0, chosen)
     parsed_margins = {parse_measure(m): float(v) for m, v in (margins or {}).items()}
-    for m in parsed_margins:
-        if m not in main:
-            main.append(m)
+    main += [m for m in parsed_margins if m not in main]
     class_measures = _class_measures(topics, parse_measures)
-    wanted = list(dict.fromkeys([*main, *(m for ms in class_measures.values() for m in ms[1])]))
-    scores = evaluate_many(runs, qrels, topics=topics, measures=wanted)
-    per_topic = [_values(s, wanted) for s in scores]
-    base = names[0]
-
-    common = dict(alpha=alpha, seed=seed, zero_method=zero_method, resamples=resamples, bootstrap=bootstrap)
-    comparisons: list[PairedResult] = []
-    for j in range(1, len(runs)):
-        for m in main:
-            comparisons.append(
-                paired_test(
-                    per_topic[0][m],
-                    per_topic[j][m],
-                    measure=m,
-                    baseline_name=base,
-                    candidate_name=names[j],
-                    margin=parsed_margins.get(m),
-                    **common,  # type: ignore[arg-type]
-                )
-            )
-    adjusted = adjust([c.pvalue for c in comparisons], correction)
-    comparisons = [
-        dataclasses.replace(c, p_adjusted=p, primary=c.measure == chosen)
-        for c, p in zip(comparisons, adjusted, strict=True)
-    ]
-
+    wanted = list(dict.fromkeys([*main, *(m for _, ms in class_measures.values() for m in ms)]))
     k = cutoff or measure_cutoff(chosen) or DEFAULT_CUTOFF
-    query_ids = list(scores[0].query_ids)
-    ranks = [{q: first_relevant_rank(run, qrels, q, cutoff=k) for q in query_ids} for run in runs]
-    answered = [{q: bool(run.results.get(q)) for q in query_ids} for run in runs]
+    human = looks_human(qrels)
+    summaries = _summaries(runs, qrels, topics, wanted, k, main, human)
+    names = [s.name for s in summaries]
+    base = names[0]
+    failures = failures or Failures()
+    sequence = _order(order, names[1:])
+
+    common: dict[str, Any] = dict(
+        alpha=alpha, seed=seed, zero_method=zero_method, resamples=resamples, bootstrap=bootstrap, test=test
+    )
+    common["mde_alpha"] = alpha / len(sequence)
+    ids = summaries[0].query_ids
+    panels = {m: Panel.of(m, ids, names, np.column_stack([s.values[m] for s in summaries])) for m in main}
+    specs = [PairSpec(panels[m], 0, j, parsed_margins.get(m)) for j in range(1, len(names)) for m in main]
+    others = [
+        PairSpec(panels[m], i, j)
+        for m in main
+        for i, j in itertools.combinations(range(len(names)), 2)
+        if i != 0 and len(names) >= 3
+    ]
+    # one Monte Carlo pass for the battery and all pairs: the same sign vectors, one product per run
+    ints, rand = randomization_for([*specs, *others], seed=seed, resamples=resamples)
+    tested = paired_tests(specs, **common, tested=(ints[: len(specs)], rand[: len(specs)]))
+    fresh = {
+        (s.panel.measure, s.i, s.j): (d, r)
+        for s, d, r in zip(others, ints[len(specs) :], rand[len(specs) :], strict=True)
+    }
+    blocked = dict(failures.not_comparable)
+    confirm = sorted((r for r in tested if r.measure == chosen), key=lambda r: sequence.index(r.candidate))
+    adjustment = FIXED_SEQUENCE if _declared(order, names[1:]) else "holm"
+    assigned = [
+        *assign(confirm, CONFIRMATORY, adjustment, alpha=alpha, blocked=blocked),
+        *assign([r for r in tested if r.measure != chosen], SECONDARY, correction, alpha=alpha),
+    ]
+    by_key = {(r.candidate, r.measure): r for r in assigned}
+    comparisons = tuple(_mark(by_key[(r.candidate, r.measure)], primary=r.measure == chosen) for r in tested)
+
     rank1 = tuple(
         rank_outcome(
-            ranks[0],
-            ranks[j],
+            dict(zip(summaries[0].query_ids, summaries[0].ranks, strict=True)),
+            dict(zip(s.query_ids, s.ranks, strict=True)),
             baseline=base,
-            candidate=names[j],
+            candidate=s.name,
             cutoff=k,
-            answered_baseline=answered[0],
-            answered_candidate=answered[j],
+            answered_baseline=dict(zip(summaries[0].query_ids, summaries[0].answered, strict=True)),
+            answered_candidate=dict(zip(s.query_ids, s.answered, strict=True)),
         )
-        for j in range(1, len(runs))
+        for s in summaries[1:]
     )
-    prefs = tuple(
-        p for run in runs if topics is not None and (p := evaluate_preferences(run, topics)) is not None
-    )
-
-    by_class: dict[str, ClassBreakdown] = {}
-    for cls, (ids, cms) in class_measures.items():
-        subset = [{m: {q: v[m][q] for q in ids if q in v[m]} for m in cms} for v in per_topic]
-        cls_comps = tuple(
-            paired_test(
-                subset[0][m],
-                subset[j][m],
-                measure=m,
-                baseline_name=base,
-                candidate_name=names[j],
-                **common,  # type: ignore[arg-type]
-            )
-            for j in range(1, len(runs))
-            for m in cms
-            if subset[0][m]
-        )
-        means = {names[i]: {m: _mean(subset[i][m]) for m in cms} for i in range(len(runs))}
-        by_class[cls] = ClassBreakdown(cls, tuple(ids), tuple(cms), means, cls_comps)
-
-    tukey: tuple[TukeyResult, ...] = ()
-    if len(runs) >= 3:
-        tukey = tuple(
-            randomized_tukey(
-                np.array([[per_topic[i][m][q] for i in range(len(runs))] for q in query_ids]),
-                names,
-                measure=m,
-                seed=seed,
-                resamples=resamples,
-            )
-            for m in main
-        )
-    means = {names[i]: {m: _mean(per_topic[i][m]) for m in wanted} for i in range(len(runs))}
-    empty = {names[i]: tuple(q for q in query_ids if not answered[i][q]) for i in range(len(runs))}
-    setup = _setup(runs, qrels, topics, query_ids, k, zero_method, resamples, bootstrap)
+    by_class = _by_class(summaries, class_measures, common, correction, alpha)
+    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test)
+    query_ids = list(summaries[0].query_ids)
     return ComparisonResult(
         runs=tuple(names),
         baseline=base,
         measures=tuple(main),
         primary=chosen,
+        primary_declared=primary is not None,
         alpha=alpha,
         seed=seed,
         correction=correction,
-        comparisons=tuple(comparisons),
+        test=test,
+        confirmatory=Confirmatory(chosen, test, adjustment, tuple(sequence), alpha),
+        comparisons=comparisons,
         rank1=rank1,
-        preferences=prefs,
+        preferences=tuple(s.preferences for s in summaries if s.preferences is not None),
         by_class=by_class,
-        all_pairs=tukey,
-        means=means,
-        empty=empty,
-        setup=setup,
+        all_pairs=all_pairs,
+        means={s.name: {m: _mean(s.values[m]) for m in wanted} for s in summaries},
+        empty={
+            s.name: tuple(q for q, a in zip(s.query_ids, s.answered, strict=True) if not a) for s in summaries
+        },
+        judged=tuple(s.judged for s in summaries),
+        judged_human=human,
+        failures=failures,
+        setup=_setup(summaries, qrels, topics, query_ids, k, zero_method, resamples, bootstrap),
         versions=versions(("matplotlib",)),
         margins=parsed_margins,
     )
+
+
+def _summaries(
+    runs: Iterable[Run],
+    qrels: Qrels,
+    topics: TopicSet | None,
+    wanted: list[Measure],
+    cutoff: int,
+    main: list[Measure],
+    human: bool,
+) -> list[RunSummary]:
+    """Summarise the runs one by one (a generator's runs are freed as it goes); names must be distinct."""
+    out: list[RunSummary] = []
+    seen: set[str] = set()
+    for run in runs:
+        if run.name in seen:
+            names = ", ".join([*(s.name for s in out), run.name])
+            raise UsageError(f"run names must be distinct, got {names}; rename a file or pass it once")
+        seen.add(run.name)
+        out.append(
+            summarise_run(
+                run, qrels, topics=topics, measures=wanted, cutoff=cutoff, judged_measures=main, human=human
+            )
+        )
+        del run
+    if len(out) < 2:
+        raise UsageError("compare needs at least two runs: the baseline first, then the candidate(s)")
+    return out
+
+
+def _order(order: Sequence[str] | None, candidates: list[str]) -> list[str]:
+    """The declared candidate order (every candidate once), else the order the runs were given."""
+    if order is None or not list(order):
+        return list(candidates)
+    declared = list(order)
+    if sorted(declared) != sorted(candidates):
+        raise UsageError(
+            f"--order must list every candidate once ({', '.join(candidates)}), got {', '.join(declared)}"
+        )
+    return declared
+
+
+def _declared(order: Sequence[str] | None, candidates: list[str]) -> bool:
+    return bool(order) and len(candidates) > 1
+
+
+def _mark(r: PairedResult, *, primary: bool) -> PairedResult:
+    import dataclasses
+
+    return dataclasses.replace(r, primary=primary)
+
+
+def _by_class(
+    summaries: list[RunSummary],
+    class_measures: dict[str, tuple[list[str], tuple[Measure, ...]]],
+    common: dict[str, Any],
+    correction: str,
+    alpha: float,
+) -> dict[str, ClassBreakdown]:
+    """Per-class paired tests: one exploratory family over every class, measure and candidate."""
+    if not class_measures:
+        return {}
+    index = {q: i for i, q in enumerate(summaries[0].query_ids)}
+    names = [s.name for s in summaries]
+    specs: list[tuple[str, PairSpec]] = []
+    for cls, (ids, cms) in class_measures.items():
+        kept = [q for q in ids if q in index]
+        rows = np.array([index[q] for q in kept], dtype=np.int64)
+        if rows.size == 0:
+            continue
+        for m in cms:
+            panel = Panel.of(m, kept, names, np.column_stack([s.values[m][rows] for s in summaries]))
+            specs += [(cls, PairSpec(panel, 0, j)) for j in range(1, len(names))]
+    order = {(c, s.j, s.measure): k for k, (c, s) in enumerate(specs)}
+    tested = paired_tests([s for _, s in specs], **common)
+    tested = assign(tested, EXPLORATORY, correction, alpha=alpha)
+    out: dict[str, ClassBreakdown] = {}
+    for cls, (ids, cms) in class_measures.items():
+        kept = [q for q in ids if q in index]
+        rows = np.array([index[q] for q in kept], dtype=np.int64)
+        comps = tuple(
+            tested[order[(cls, j, m)]] for j in range(1, len(names)) for m in cms if (cls, j, m) in order
+        )
+        means = {s.name: {m: _mean(s.values[m][rows]) for m in cms} for s in summaries}
+        out[cls] = ClassBreakdown(cls, tuple(kept), cms, means, comps)
+    return out
+
+
+def _all_pairs(
+    names: list[str],
+    measures: list[Measure],
+    tested: Sequence[PairedResult],
+    fresh: Mapping[tuple[Measure, int, int], tuple[IntegerDiffs, RandomizationResult]],
+    correction: str,
+    alpha: float,
+    test: str,
+) -> tuple[AllPairs, ...]:
+    """Every pair of runs on every measure (3+ runs): the declared test per pair, one family per measure.
+
+    Pairs with the baseline are the battery's results; the others were tested in the same Monte Carlo pass.
+    """
+    if len(names) < 3:
+        return ()
+    known = {(r.candidate, r.measure): r for r in tested}
+    out = []
+    for m in measures:
+        rows = []
+        for i, j in itertools.combinations(range(len(names)), 2):
+            if i == 0:
+                r = known[(names[j], m)]
+                rows.append(
+                    PairwiseResult(
+                        names[0],
+                        names[j],
+                        m,
+                        r.n,
+                        r.delta,
+                        r.ci95,
+                        r.randomization,
+                        r.t,
+                        r.wilcoxon,
+                        test,
+                        alpha,
+                    )
+                )
+                continue
+            idiff, rand = fresh[(m, i, j)]
+            d = idiff.values / idiff.scale
+            ttest, ci = t_test(d)
+            wil = wilcoxon(idiff.values, "wilcox")
+            delta = float(idiff.values.sum()) / idiff.scale / d.size
+            rows.append(
+                PairwiseResult(names[i], names[j], m, int(d.size), delta, ci, rand, ttest, wil, test, alpha)
+            )
+        adjusted = adjust([r.pvalue for r in rows], correction)
+        pairs = tuple(_pair_verdict(r, p, alpha) for r, p in zip(rows, adjusted, strict=True))
+        out.append(AllPairs(m, correction, pairs))
+    return tuple(out)
+
+
+def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float) -> PairwiseResult:
+    import dataclasses
+
+    words = "–" if p is None or p >= alpha else ("better" if r.delta > 0 else "worse")
+    return dataclasses.replace(r, p_adjusted=p, verdict=words)
 
 
 def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list[str], tuple[Measure, ...]]]:
@@ -251,17 +346,12 @@ def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list
     return out
 
 
-def _values(scores: Any, measures: Sequence[Measure]) -> dict[Measure, dict[str, float]]:
-    """measure → {query_id: value} in the scorer's topic order (every topic of the denominator)."""
-    return {m: {q: float(scores.per_query[q][str(m)]) for q in scores.query_ids} for m in measures}
-
-
-def _mean(values: Mapping[str, float]) -> float:
-    return float(np.mean(list(values.values()))) if values else float("nan")
+def _mean(values: np.ndarray) -> float:
+    return float(np.mean(values)) if values.size else float("nan")
 
 
 def _setup(
-    runs: Sequence[Run],
+    summaries: list[RunSummary],
     qrels: Qrels,
     topics: TopicSet | None,
     query_ids: list[str],
@@ -275,7 +365,7 @@ def _setup(
         if topics is None
         else {"name": topics.name, "path": topics.path, "sha256": topics.sha256},
         "qrels": {"name": qrels.name, "path": qrels.path},
-        "run_paths": {r.name: r.path for r in runs},
+        "run_paths": {s.name: s.path for s in summaries},
         "n_topics": len(query_ids),
         "cutoff": cutoff,
         "zero_method": zero_method,

@@ -7,6 +7,7 @@ topic set, the chi-square approximations are wrong in both directions (S2 in the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -65,10 +66,14 @@ def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95
 
 
 def min_pvalue(nonzero: int) -> float:
-    """The smallest two-sided p an exact sign/Wilcoxon/McNemar test can reach with ``nonzero`` pairs: 2/2^m."""
+    """The smallest two-sided p an exact sign/Wilcoxon/McNemar test can reach with ``nonzero`` pairs: 2/2^m.
+
+    Computed as 2^(1−m) by ``math.ldexp``, which never overflows: beyond m ≈ 1075 the value is below the
+    smallest float and is 0.0 (``2.0 / 2**m`` raised OverflowError once m passed 1,024).
+    """
     if nonzero <= 0:
         return 1.0
-    return min(1.0, 2.0 / 2**nonzero)
+    return min(1.0, math.ldexp(1.0, 1 - int(nonzero)))
 
 
 def reach_note(nonzero: int, alpha: float) -> str | None:

@@ -14,6 +14,11 @@ A rule is one line (on the command line with ``--rule`` or in ``toolkit.toml`` u
 Examples: ``nDCG@10 drop <= 0.05``, ``P@1 >= 1.0 class=canonical``, ``RR@10 delta > -0.02``,
 ``win_rate >= 0.75``. Values are compared on the 1e-9 grid, so a drop of exactly 0.05 passes ``<= 0.05``
 despite float round-off.
+
+A gate checks thresholds on means, not hypotheses: it says so (``CRITERION``) in every output, because a
+passing ``drop`` rule is easily read as "no regression", which only a non-inferiority test can show
+(``compare --margin … --fail-on regression``). Failed topics follow the run-failure policy: a candidate
+compared with a run that has failed topics is not comparable, and the gate fails, unless allowed.
 """
 
 from __future__ import annotations
@@ -21,16 +26,22 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import UsageError
+from toolkit.stats.result import Failures
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
 #: The pseudo-measure of a rule on the preference win rate (not an ir_measures measure).
 WIN_RATE = "win_rate"
+#: What a gate checks, in words (shown in every output of ``gate``).
+CRITERION = (
+    "thresholds on mean values over the topics — no significance or non-inferiority test. A passing drop rule "
+    "is not evidence of no regression: for that claim use compare --margin MEASURE=M --fail-on regression."
+)
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -72,13 +83,21 @@ class GateCheck:
 
 @dataclass(frozen=True)
 class GateResult:
+    """Every rule's check; ``failures`` (the run-failure policy's verdict) can fail the gate on its own."""
+
     baseline: str
     candidate: str
     checks: tuple[GateCheck, ...]
+    failures: Failures = field(default_factory=Failures)
+    criterion: str = CRITERION
+
+    @property
+    def comparable(self) -> bool:
+        return self.candidate not in self.failures.not_comparable
 
     @property
     def passed(self) -> bool:
-        return all(c.passed for c in self.checks)
+        return self.comparable and all(c.passed for c in self.checks)
 
     @property
     def failed(self) -> tuple[GateCheck, ...]:
@@ -171,11 +190,18 @@ def _decide(rule: GateRule, base: float | None, cand: float, n: int) -> GateChec
 
 
 def run_gate(
-    rule_texts: Sequence[str], baseline: Any, candidate: Any, qrels: Any, *, topics: Any = None
+    rule_texts: Sequence[str],
+    baseline: Any,
+    candidate: Any,
+    qrels: Any,
+    *,
+    topics: Any = None,
+    failures: Failures | None = None,
 ) -> GateResult:
     """Parse ``rule_texts``, score both runs (``toolkit.scoring``) and check every rule.
 
     Two runs of one name (the same file name in two folders) are told apart as ``NAME (baseline)``.
+    ``failures`` is the run-failure policy's verdict (``toolkit.pipeline.failures.comparison_failures``).
     """
     import dataclasses
 
@@ -209,7 +235,7 @@ def run_gate(
                 "candidate": cand_pref.test.win_rate,
                 "n": cand_pref.test.wins + cand_pref.test.losses,
             }
-    return check_rules(
+    result = check_rules(
         rules,
         per_topic[0],
         per_topic[1],
@@ -218,3 +244,4 @@ def run_gate(
         baseline_name=baseline.name,
         candidate_name=candidate.name,
     )
+    return dataclasses.replace(result, failures=failures or Failures())

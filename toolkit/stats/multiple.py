@@ -1,8 +1,10 @@
 """Several measures or several systems: adjusted p-values and the all-pairs test that respects pairing.
 
 * ``adjust``: Holm (family-wise, for confirmatory claims) or Benjamini–Hochberg (false discovery rate, for
-  exploration), via ``statsmodels.stats.multitest.multipletests``.
-* ``randomized_tukey``: the randomised Tukey HSD of Carterette (2012) and Sakai (2014). For 3+ runs on the
+  exploration), via ``statsmodels.stats.multitest.multipletests``; or fixed-sequence (hierarchical testing
+  in a declared order, each at α, stopping at the first non-rejection).
+* ``randomized_tukey``: (library only; ``compare`` tests all pairs with the paired randomization test, whose
+  sign flips are shared across pairs and scale to thousands of topics) the randomised Tukey HSD of Carterette (2012) and Sakai (2014). For 3+ runs on the
   same topics, each resample permutes the runs' scores *within* each topic (so the topic pairing is kept,
   unlike ``scipy.stats.tukey_hsd``) and records the range max−min of the run means; the p-value of a pair is
   the share of resamples whose range reaches the pair's observed |mean difference|, ``(count+1)/(B+1)``.
@@ -13,6 +15,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,21 +29,36 @@ if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
 CORRECTIONS: dict[str, str | None] = {"holm": "holm", "bh": "fdr_bh", "none": None}
+#: The confirmatory family's adjustment when the user declares the order of the candidates.
+FIXED_SEQUENCE = "fixed-sequence"
 #: Upper bound on topics × runs × permutations of the randomised Tukey HSD (keeps 1,000 topics to seconds).
 TUKEY_BUDGET = 100_000_000
 
 
-def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
-    """Adjusted p-values in input order (``method``: holm, bh or none)."""
-    if method not in CORRECTIONS:
-        raise ToolkitError(f"unknown correction {method!r}; use one of: {', '.join(CORRECTIONS)}")
-    values = [float(p) for p in pvalues]
-    name = CORRECTIONS[method]
-    if name is None or not values:
-        return values
-    from statsmodels.stats.multitest import multipletests
+def adjust(pvalues: Sequence[float | None], method: str = "holm") -> list[float | None]:
+    """Adjusted p-values in input order (``method``: holm, bh, none, or fixed-sequence).
 
-    return [float(p) for p in multipletests(values, method=name)[1]]
+    A ``None`` p (a test undefined for its data) takes no part in the family and stays ``None``.
+    ``fixed-sequence`` tests the hypotheses in the order given, each at α, stopping at the first that is not
+    rejected; its adjusted p is the running maximum (a hypothesis is rejected iff it and all before it are).
+    """
+    if method not in (*CORRECTIONS, FIXED_SEQUENCE):
+        known = ", ".join((*CORRECTIONS, FIXED_SEQUENCE))
+        raise ToolkitError(f"unknown correction {method!r}; use one of: {known}")
+    present = [i for i, p in enumerate(pvalues) if p is not None]
+    values = [float(pvalues[i]) for i in present]  # type: ignore[arg-type]
+    out: list[float | None] = [None] * len(pvalues)
+    if method == FIXED_SEQUENCE:
+        adjusted = list(itertools.accumulate(values, max))
+    elif CORRECTIONS[method] is None or not values:
+        adjusted = values
+    else:
+        from statsmodels.stats.multitest import multipletests
+
+        adjusted = [float(p) for p in multipletests(values, method=CORRECTIONS[method])[1]]
+    for i, p in zip(present, adjusted, strict=True):
+        out[i] = p
+    return out
 
 
 @dataclass(frozen=True)

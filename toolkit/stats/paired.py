@@ -1,83 +1,92 @@
-"""Two runs, one measure, paired by topic: the battery of DESIGN §7.
+"""Two runs, one measure, paired by topic: the battery of DESIGN §7, for one pair or many at once.
 
-Everything starts from the per-topic differences ``d = candidate - baseline`` put on the 1e-9 grid (so that
-float round-off cannot make equal magnitudes unequal and flip a rank or a sign). On them:
+Everything starts from the per-topic differences ``d = candidate − baseline`` as integers on a grid
+(``toolkit.stats.grid``: the measure's exact rational grid when it has one, else 1e-9), so that float
+round-off can neither split a tie nor flip a sign. On them:
 
-* the mean with a seeded paired-bootstrap 95% CI (percentile, >= 10,000 resamples) and the t interval;
-* the paired randomization test (exact when possible, see ``randomization``), the paired t-test, and
-  Wilcoxon's signed-rank test with every scipy argument explicit: scipy's exact null when there are no
-  tied magnitudes and at most 50 non-zero pairs; otherwise the exact *conditional* null (all 2^m sign flips
-  of the mid-ranks, computed by the sign-flip enumeration/DP of ``randomization`` because scipy's ``exact``
-  ignores ties and its permutation method is slow); the normal approximation (no continuity correction
-  unless asked) only when that is too large or on request;
+* the **declared test** (``test``: the paired randomization test by default, or ``t`` / ``wilcoxon``) gives
+  the p-value decisions use; the other two are computed too and reported in JSON and the appendix;
+* the headline **95% CI is the paired t interval**; the seeded percentile bootstrap (10,000 resamples) is kept
+  in JSON; both are unadjusted for multiplicity and say so;
 * effect sizes: Cohen's d_z = mean(d)/sd(d), and the matched-pairs rank-biserial (R+ − R−)/(R+ + R−);
-* the minimum detectable effect at 80% power: statsmodels' ``TTestPower`` solved for the standardised effect,
-  times sd(d) — what this topic set could have detected, in the measure's own units;
-* non-inferiority against a declared margin: H0 mean(d) <= −margin, one-sided t; "no regression larger than
-  the margin" holds only when that H0 is rejected (equivalently the one-sided 95% lower bound is > −margin).
+* the **post hoc** minimum detectable effect at 80% power, at the confirmatory level (``mde_alpha``: α/m for
+  m candidates, Bonferroni);
+* non-inferiority against a declared margin (``toolkit.stats.location``).
 
-Degenerate inputs are explicit: no topics is an error; all-zero differences give p = 1 and undefined
-(``None``) t, d_z and MDE instead of NaN; fewer than 6 non-zero pairs carry a ``note`` saying that no exact
-test can reach α.
+Many pairs at once (``paired_tests``): the exact tests run per pair; every pair that needs Monte Carlo shares
+one seeded stream of sign vectors, and every pair's bootstrap one stream of resamples
+(``toolkit.stats.resampling``) — one matrix product per chunk instead of one draw per test.
+
+Degenerate inputs are explicit: no topics is an error; all-zero differences give p = 1 and null t, d_z and
+MDE with a reason; estimates on fewer than 10 topics are null by the minimum-data rule (``toolkit.minimum``);
+fewer than 6 non-zero pairs carry a note saying that no exact test can reach α.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from toolkit.errors import ToolkitError, ToolkitWarning
+from toolkit.minimum import shortfall
 from toolkit.stats.counts import reach_note
-from toolkit.stats.randomization import DEFAULT_RESAMPLES, RandomizationResult, on_grid, randomization_test
+from toolkit.stats.grid import IntegerDiffs, Rationals, pair_integers, value_grid, value_rationals
+from toolkit.stats.location import (
+    NO_SPREAD,
+    Interval,
+    MinimumEffect,
+    NonInferiority,
+    TTest,
+    Wilcoxon,
+    bootstrap_interval,
+    minimum_effect,
+    noninferiority,
+    t_test,
+    wilcoxon,
+)
+from toolkit.stats.randomization import (
+    DEFAULT_RESAMPLES,
+    RandomizationResult,
+    exact_pvalue,
+    monte_carlo_result,
+)
+from toolkit.stats.resampling import DEFAULT_BOOTSTRAP, bootstrap_means, flip_counts
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
-#: Default number of paired-bootstrap resamples.
-DEFAULT_BOOTSTRAP = 10_000
+__all__ = [
+    "DEFAULT_BOOTSTRAP",
+    "TESTS",
+    "Interval",
+    "MinimumEffect",
+    "NonInferiority",
+    "Panel",
+    "PairSpec",
+    "PairedResult",
+    "TTest",
+    "Wilcoxon",
+    "paired_test",
+    "paired_tests",
+]
 
-
-@dataclass(frozen=True)
-class TTest:
-    statistic: float | None
-    df: int
-    pvalue: float | None
-
-
-@dataclass(frozen=True)
-class Wilcoxon:
-    """scipy's Wilcoxon with the arguments it was called with (so a reader can rerun it)."""
-
-    statistic: float | None
-    pvalue: float
-    zero_method: str
-    method: str
-    correction: bool
-    alternative: str
-    r_plus: float
-    r_minus: float
-
-
-@dataclass(frozen=True)
-class NonInferiority:
-    """One-sided test of H0 ``mean(d) <= -margin``; ``holds`` means "no regression larger than margin"."""
-
-    margin: float
-    statistic: float | None
-    pvalue: float
-    ci_lower: float
-    ci_lower_bootstrap: float
-    holds: bool
+#: The tests a comparison may declare; the first is the default.
+TESTS: tuple[str, ...] = ("randomization", "t", "wilcoxon")
 
 
 @dataclass(frozen=True)
 class PairedResult:
-    """Paired comparison of two runs on one measure; ``diffs`` are per topic, in ``topics`` order."""
+    """Paired comparison of two runs on one measure; ``diffs`` are per topic, in ``topics`` order.
+
+    ``pvalue`` is the declared ``test``'s; ``family``, ``p_adjusted``, ``adjustment`` and ``verdict`` are filled
+    in by the comparison that owns the result (``toolkit.stats.families``).
+    """
 
     measure: Measure
     baseline: str
@@ -91,26 +100,86 @@ class PairedResult:
     mean_baseline: float
     mean_candidate: float
     delta: float
-    ci95: tuple[float, float]
-    ci95_t: tuple[float, float] | None
+    ci95: Interval
+    ci95_bootstrap: Interval
     randomization: RandomizationResult
     t: TTest
     wilcoxon: Wilcoxon
     d_z: float | None
     rank_biserial: float | None
-    mde80: float | None
+    effect_reason: str | None
+    mde80: MinimumEffect
     noninferiority: NonInferiority | None
     alpha: float
     seed: int
     bootstrap: int
+    test: str = "randomization"
+    family: str = ""
     p_adjusted: float | None = None
+    adjustment: str = ""
+    verdict: str = ""
     primary: bool = False
     notes: tuple[str, ...] = field(default=())
 
     @property
-    def pvalue(self) -> float:
-        """The p-value decisions use: the randomization test's."""
+    def pvalue(self) -> float | None:
+        """The p-value decisions use: the declared test's (None only when the t test is undefined)."""
+        if self.test == "t":
+            return self.t.pvalue
+        if self.test == "wilcoxon":
+            return self.wilcoxon.pvalue
         return self.randomization.pvalue
+
+    @property
+    def decision_p(self) -> float | None:
+        """The adjusted p when the result belongs to an adjusted family, else the declared test's p."""
+        return self.p_adjusted if self.p_adjusted is not None else self.pvalue
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Several runs' values of one measure on the same topics (``values``: topics × runs), with each run's
+    exact fractions when the measure has a grid.
+
+    The unit the tests share: a pair's differences are the difference of two columns, so the Monte Carlo
+    pass multiplies the sign vectors by one column per run instead of one per pair.
+    """
+
+    measure: Measure
+    topics: tuple[str, ...]
+    runs: tuple[str, ...]
+    values: np.ndarray
+    rationals: tuple[Rationals | None, ...]
+
+    @classmethod
+    def of(cls, measure: Measure, topics: Sequence[str], runs: Sequence[str], values: np.ndarray) -> Panel:
+        x = np.asarray(values, dtype=float)
+        rats = tuple(value_rationals(x[:, j], measure) for j in range(x.shape[1]))
+        return cls(measure, tuple(topics), tuple(runs), x, rats)
+
+    @functools.cached_property
+    def grid(self) -> IntegerDiffs:
+        """Every run's values on one integer grid (``toolkit.stats.grid.value_grid``), for Monte Carlo."""
+        return value_grid(self.values, self.rationals)
+
+    def pair(self, i: int, j: int) -> IntegerDiffs:
+        """Run ``j`` − run ``i`` per topic as integers (exact over the pair's own common denominator)."""
+        return pair_integers(self.values[:, i], self.values[:, j], self.rationals[i], self.rationals[j])
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """One question for ``paired_tests``: run ``j`` (candidate) against run ``i`` (baseline) of a panel."""
+
+    panel: Panel
+    i: int
+    j: int
+    margin: float | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def measure(self) -> Measure:
+        return self.panel.measure
 
 
 def paired_test(
@@ -128,73 +197,44 @@ def paired_test(
     correction: bool = False,
     resamples: int = DEFAULT_RESAMPLES,
     bootstrap: int = DEFAULT_BOOTSTRAP,
+    test: str = "randomization",
+    mde_alpha: float | None = None,
 ) -> PairedResult:
     """Compare two runs' per-topic values of one measure (topics paired by id; see the module docstring).
 
     ``measure`` is an ir_measures object (a name is parsed once here); it is recorded in the result and gives
-    the randomization test its grid. ``wilcoxon_method`` ``auto`` picks exact / exact conditional / asymptotic
-    as described above; ``asymptotic`` forces the normal approximation (with ``correction`` for continuity when
-    asked).
+    the exact grid. ``wilcoxon_method`` ``auto`` picks exact / exact conditional / asymptotic as described in
+    ``toolkit.stats.location``; ``asymptotic`` forces the normal approximation (with ``correction`` for
+    continuity when asked). ``mde_alpha`` defaults to ``alpha``.
     """
     from toolkit.scoring.measures import measure_object
 
-    measure = measure_object(measure)
-    if zero_method not in ("wilcox", "pratt"):
-        raise ToolkitError(f"zero_method must be 'wilcox' or 'pratt', not {zero_method!r}")
-    topics, a, b, notes = _pair(baseline, candidate, measure, baseline_name, candidate_name)
-    d = on_grid(b - a)
-    n = int(d.size)
-    nonzero = int(np.count_nonzero(d))
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1)) if n > 1 else 0.0
-    rand = randomization_test(d, measure=measure, seed=seed, resamples=resamples)
-    ttest, ci_t = _t_test(d, mean, sd)
-    if wilcoxon_method not in ("auto", "asymptotic"):
-        raise ToolkitError(f"wilcoxon_method must be 'auto' or 'asymptotic', not {wilcoxon_method!r}")
-    wil = _wilcoxon(d, zero_method, force_asymptotic=wilcoxon_method == "asymptotic", correction=correction)
-    boot = _bootstrap_means(d, seed=seed, resamples=bootstrap)
-    ci95 = (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5)))
-    rsum = wil.r_plus + wil.r_minus
-    note = reach_note(nonzero, alpha)
-    if note:
-        notes.append(note)
-    if nonzero == 0:
-        notes.append("all per-topic differences are zero")
-    ni = None
-    if margin is not None:
-        ni = _noninferiority(d, mean, sd, margin, alpha, boot)
-    return PairedResult(
-        measure=measure,
-        baseline=baseline_name,
-        candidate=candidate_name,
-        topics=tuple(topics),
-        baseline_values=tuple(float(x) for x in a),
-        candidate_values=tuple(float(x) for x in b),
-        diffs=tuple(float(x) for x in d),
-        n=n,
-        n_nonzero=nonzero,
-        mean_baseline=float(a.mean()),
-        mean_candidate=float(b.mean()),
-        delta=mean,
-        ci95=ci95,
-        ci95_t=ci_t,
-        randomization=rand,
-        t=ttest,
-        wilcoxon=wil,
-        d_z=mean / sd if sd > 0 else None,
-        rank_biserial=(wil.r_plus - wil.r_minus) / rsum if rsum > 0 else None,
-        mde80=_mde(n, sd, alpha),
-        noninferiority=ni,
+    m = measure_object(measure)
+    spec = pair_spec(baseline, candidate, m, baseline_name, candidate_name, margin=margin)
+    (result,) = paired_tests(
+        [spec],
         alpha=alpha,
         seed=seed,
+        zero_method=zero_method,
+        wilcoxon_method=wilcoxon_method,
+        correction=correction,
+        resamples=resamples,
         bootstrap=bootstrap,
-        notes=tuple(notes),
+        test=test,
+        mde_alpha=mde_alpha,
     )
+    return result
 
 
-def _pair(
-    baseline: Mapping[str, float], candidate: Mapping[str, float], measure: Measure, name_a: str, name_b: str
-) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
+def pair_spec(
+    baseline: Mapping[str, float],
+    candidate: Mapping[str, float],
+    measure: Measure,
+    name_a: str,
+    name_b: str,
+    *,
+    margin: float | None = None,
+) -> PairSpec:
     """Topics present with a finite value in both runs; every topic dropped is named in a warning."""
     notes: list[str] = []
     only_a = [q for q in baseline if q not in candidate]
@@ -210,119 +250,191 @@ def _pair(
         msg = f"{measure}: {len(nan)} topic(s) with a NaN/infinite value were left out: {', '.join(nan[:10])}"
         warnings.warn(msg, ToolkitWarning, stacklevel=3)
         notes.append(msg)
-        topics = [q for q in topics if q not in set(nan)]
+        dropped = set(nan)
+        topics = [q for q in topics if q not in dropped]
     if not topics:
         raise ToolkitError(
             f"{measure}: {name_a} and {name_b} share no topic with a value; check that both runs were "
             "scored against the same topics/qrels"
         )
-    a = np.array([float(baseline[q]) for q in topics])
-    b = np.array([float(candidate[q]) for q in topics])
-    return topics, a, b, notes
+    values = np.array([[float(baseline[q]), float(candidate[q])] for q in topics])
+    panel = Panel.of(measure, topics, (name_a, name_b), values)
+    return PairSpec(panel, 0, 1, margin, tuple(notes))
 
 
-def _t_test(d: np.ndarray, mean: float, sd: float) -> tuple[TTest, tuple[float, float] | None]:
-    from scipy import stats
+def paired_tests(
+    specs: Sequence[PairSpec],
+    *,
+    alpha: float = 0.05,
+    seed: int = 42,
+    zero_method: str = "wilcox",
+    wilcoxon_method: str = "auto",
+    correction: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    test: str = "randomization",
+    mde_alpha: float | None = None,
+    tested: tuple[list[IntegerDiffs], list[RandomizationResult]] | None = None,
+) -> list[PairedResult]:
+    """The battery for every spec, sharing the Monte Carlo sign flips and the bootstrap across specs with the
+    same number of topics (see the module docstring). Results come back in the order of ``specs``.
 
-    n = d.size
-    if n < 2 or sd == 0:
-        return TTest(None, n - 1, None if mean != 0 or n < 2 else 1.0), None
-    res = stats.ttest_1samp(d, 0.0, alternative="two-sided")
-    ci = res.confidence_interval(0.95)
-    return TTest(float(res.statistic), int(res.df), float(res.pvalue)), (float(ci.low), float(ci.high))
-
-
-def _wilcoxon(
-    d: np.ndarray, zero_method: str, *, force_asymptotic: bool = False, correction: bool = False
-) -> Wilcoxon:
-    from scipy import stats
-
-    nonzero = d[d != 0]
-    ranked = d if zero_method == "pratt" else nonzero
-    ranks = stats.rankdata(np.abs(ranked))
-    signed = np.sign(ranked)
-    r_plus = float(ranks[signed > 0].sum())
-    r_minus = float(ranks[signed < 0].sum())
-    if nonzero.size == 0:
-        return Wilcoxon(
-            None, 1.0, zero_method, "none (no non-zero differences)", False, "two-sided", 0.0, 0.0
-        )
-    has_ties = np.unique(np.abs(nonzero)).size < nonzero.size or (
-        zero_method == "pratt" and nonzero.size < d.size
-    )
-    if force_asymptotic:
-        label = "asymptotic"
-    elif not has_ties and nonzero.size <= 50:
-        label = "exact"
-    else:
-        # tied magnitudes: scipy's 'exact' ignores ties and its permutation method is slow, so the exact
-        # conditional distribution (all 2^m sign flips of the mid-ranks) comes from our sign-flip DP on the
-        # half-integer grid of mid-ranks; when that is too large, the normal approximation is used
-        exact = randomization_test(signed * ranks, grid=2, resamples=1)
-        if exact.exact:
-            statistic = min(r_plus, r_minus)
-            return Wilcoxon(
-                statistic, exact.pvalue, zero_method, "exact conditional", False, "two-sided", r_plus, r_minus
+    ``tested`` passes the specs' ``randomization_for`` result when a caller ran it with more specs (one Monte
+    Carlo pass for a comparison's battery and its all-pairs family)."""
+    if zero_method not in ("wilcox", "pratt"):
+        raise ToolkitError(f"zero_method must be 'wilcox' or 'pratt', not {zero_method!r}")
+    if wilcoxon_method not in ("auto", "asymptotic"):
+        raise ToolkitError(f"wilcoxon_method must be 'auto' or 'asymptotic', not {wilcoxon_method!r}")
+    if test not in TESTS:
+        raise ToolkitError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
+    ints, rand = tested or randomization_for(specs, seed=seed, resamples=resamples)
+    boots = _bootstraps(specs, seed=seed, resamples=bootstrap)
+    out = []
+    for spec, idiff, r, boot in zip(specs, ints, rand, boots, strict=True):
+        out.append(
+            _battery(
+                spec,
+                idiff,
+                r,
+                boot,
+                alpha=alpha,
+                seed=seed,
+                zero_method=zero_method,
+                force_asymptotic=wilcoxon_method == "asymptotic",
+                correction=correction,
+                bootstrap=bootstrap,
+                test=test,
+                mde_alpha=alpha if mde_alpha is None else mde_alpha,
             )
-        label = "asymptotic"
-    used_correction = correction and label == "asymptotic"
-    # zeros never change a signed-rank sum under 'wilcox', so they are dropped before the call (scipy drops
-    # them too); under 'pratt' they keep their ranks and are passed through
-    res = stats.wilcoxon(
-        ranked, zero_method=zero_method, correction=used_correction, alternative="two-sided", method=label
-    )
-    return Wilcoxon(
-        float(res.statistic),
-        float(res.pvalue),
-        zero_method,
-        label,
-        used_correction,
-        "two-sided",
-        r_plus,
-        r_minus,
-    )
-
-
-def _bootstrap_means(d: np.ndarray, *, seed: int, resamples: int) -> np.ndarray:
-    """Means of ``resamples`` paired-bootstrap samples of the topics, from ``Generator(PCG64(seed))``."""
-    rng = np.random.Generator(np.random.PCG64(seed))
-    n = d.size
-    out = np.empty(resamples)
-    chunk = max(1, min(resamples, 4_000_000 // max(1, n)))
-    for start in range(0, resamples, chunk):
-        size = min(chunk, resamples - start)
-        idx = rng.integers(0, n, size=(size, n))
-        out[start : start + size] = d[idx].mean(axis=1)
+        )
     return out
 
 
-def _mde(n: int, sd: float, alpha: float) -> float | None:
-    """Smallest mean difference a two-sided paired t-test detects with 80% power here (None if undefined)."""
-    if n < 2 or sd == 0:
-        return None
-    from statsmodels.stats.power import TTestPower
+def randomization_for(
+    specs: Sequence[PairSpec], *, seed: int, resamples: int = DEFAULT_RESAMPLES
+) -> tuple[list[IntegerDiffs], list[RandomizationResult]]:
+    """Each spec's integer differences and two-sided randomization test: exact one by one where feasible, the
+    rest in one Monte Carlo pass per topic count, over the panels' columns (by linearity)."""
+    ints = [s.panel.pair(s.i, s.j) for s in specs]
+    results: list[RandomizationResult | None] = []
+    pending: dict[int, list[int]] = {}
+    for k, (spec, idiff) in enumerate(zip(specs, ints, strict=True)):
+        exact = exact_pvalue(idiff.values)
+        if exact is None:
+            results.append(None)
+            pending.setdefault(len(spec.panel.topics), []).append(k)
+        else:
+            p, method = exact
+            results.append(RandomizationResult(p, True, None, method, "two-sided", _mean(idiff), idiff.grid))
+    for members in pending.values():
+        offsets: dict[int, int] = {}
+        blocks: list[np.ndarray] = []
+        for k in members:
+            panel = specs[k].panel
+            if id(panel) not in offsets:
+                offsets[id(panel)] = sum(b.shape[1] for b in blocks)
+                blocks.append(panel.grid.values)
+        left = np.array([offsets[id(specs[k].panel)] + specs[k].i for k in members])
+        right = np.array([offsets[id(specs[k].panel)] + specs[k].j for k in members])
+        two, _, _ = flip_counts(
+            np.hstack(blocks), seed=seed, resamples=resamples, left=left, right=right, one_sided=False
+        )
+        for k, count in zip(members, two.tolist(), strict=True):
+            grid = specs[k].panel.grid
+            results[k] = monte_carlo_result(ints[k], count, resamples=resamples, grid=grid.grid)
+    return ints, [r for r in results if r is not None]
 
-    effect = TTestPower().solve_power(
-        effect_size=None, nobs=n, alpha=alpha, power=0.8, alternative="two-sided"
+
+def _mean(idiff: IntegerDiffs) -> float:
+    values = idiff.values
+    return float(values.sum()) / idiff.scale / values.size if values.size else 0.0
+
+
+def _bootstraps(specs: Sequence[PairSpec], *, seed: int, resamples: int) -> list[np.ndarray | None]:
+    """Bootstrap means of each spec's differences: one shared pass per topic count over the panels' columns
+    (the mean of a difference is the difference of the means)."""
+    out: list[np.ndarray | None] = [None] * len(specs)
+    if resamples <= 0:
+        return out
+    groups: dict[int, list[int]] = {}
+    for k, spec in enumerate(specs):
+        groups.setdefault(len(spec.panel.topics), []).append(k)
+    for n, members in groups.items():
+        if shortfall(n, "topics"):
+            continue
+        offsets: dict[int, int] = {}
+        blocks: list[np.ndarray] = []
+        for k in members:
+            panel = specs[k].panel
+            if id(panel) not in offsets:
+                offsets[id(panel)] = sum(b.shape[1] for b in blocks)
+                blocks.append(panel.values)
+        means = bootstrap_means(np.hstack(blocks), seed=seed, resamples=resamples)
+        for k in members:
+            base = offsets[id(specs[k].panel)]
+            out[k] = means[:, base + specs[k].j] - means[:, base + specs[k].i]
+    return out
+
+
+def _battery(
+    spec: PairSpec,
+    idiff: IntegerDiffs,
+    rand: RandomizationResult,
+    boot: np.ndarray | None,
+    *,
+    alpha: float,
+    seed: int,
+    zero_method: str,
+    force_asymptotic: bool,
+    correction: bool,
+    bootstrap: int,
+    test: str,
+    mde_alpha: float,
+) -> PairedResult:
+    d = idiff.values / idiff.scale
+    a = spec.panel.values[:, spec.i]
+    b = spec.panel.values[:, spec.j]
+    n = int(d.size)
+    nonzero = int(np.count_nonzero(idiff.values))
+    mean = float(idiff.values.sum()) / idiff.scale / n
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    ttest, ci_t = t_test(d)
+    wil = wilcoxon(idiff.values, zero_method, force_asymptotic=force_asymptotic, correction=correction)
+    notes = list(spec.notes)
+    note = reach_note(nonzero, alpha)
+    if note and test != "t":
+        notes.append(note)
+    if nonzero == 0:
+        notes.append("all per-topic differences are zero")
+    effect_reason = shortfall(n, "topics") or (NO_SPREAD if sd == 0 else None)
+    rsum = wil.r_plus + wil.r_minus
+    ni = None if spec.margin is None else noninferiority(d, spec.margin, alpha, boot)
+    return PairedResult(
+        measure=spec.measure,
+        baseline=spec.panel.runs[spec.i],
+        candidate=spec.panel.runs[spec.j],
+        topics=spec.panel.topics,
+        baseline_values=tuple(a.tolist()),
+        candidate_values=tuple(b.tolist()),
+        diffs=tuple(d.tolist()),
+        n=n,
+        n_nonzero=nonzero,
+        mean_baseline=float(a.mean()),
+        mean_candidate=float(b.mean()),
+        delta=mean,
+        ci95=ci_t,
+        ci95_bootstrap=bootstrap_interval(boot, n, sd, bootstrap),
+        randomization=rand,
+        t=ttest,
+        wilcoxon=wil,
+        d_z=None if effect_reason else mean / sd,
+        rank_biserial=None if effect_reason or rsum == 0 else (wil.r_plus - wil.r_minus) / rsum,
+        effect_reason=effect_reason,
+        mde80=minimum_effect(n, sd, mde_alpha),
+        noninferiority=ni,
+        alpha=alpha,
+        seed=seed,
+        bootstrap=bootstrap,
+        test=test,
+        notes=tuple(notes),
     )
-    return float(np.asarray(effect).item()) * sd
-
-
-def _noninferiority(
-    d: np.ndarray, mean: float, sd: float, margin: float, alpha: float, boot: np.ndarray
-) -> NonInferiority:
-    from scipy import stats
-
-    if margin < 0:
-        raise ToolkitError(f"non-inferiority margin must be >= 0, got {margin}")
-    n = d.size
-    boot_lower = float(np.percentile(boot, 100 * alpha))
-    if n < 2 or sd == 0:
-        # no spread: the data say exactly mean(d); H0 is rejected iff mean(d) > -margin
-        holds = mean > -margin
-        return NonInferiority(margin, None, 0.0 if holds else 1.0, mean, boot_lower, holds)
-    se = sd / math.sqrt(n)
-    t = (mean + margin) / se
-    p = float(stats.t.sf(t, n - 1))
-    lower = mean - float(stats.t.ppf(1 - alpha, n - 1)) * se
-    return NonInferiority(margin, float(t), p, lower, boot_lower, p < alpha)

@@ -1,0 +1,232 @@
+"""The location tests and estimates of a paired comparison beside the randomization test.
+
+* the paired **t** test and its 95% interval (the headline CI, DESIGN §7: the percentile bootstrap
+  undercovers at TREC sizes, the t interval does not);
+* **Wilcoxon's** signed-rank test with every scipy argument explicit: scipy's exact null when there are no
+  tied magnitudes and at most 50 non-zero pairs; otherwise the exact *conditional* null (all 2^m sign flips
+  of the mid-ranks, by ``randomization.exact_pvalue`` on the half-integer grid, because scipy's ``exact``
+  ignores ties and its permutation method is slow); the normal approximation (no continuity correction
+  unless asked) only when that is too large or on request;
+* **non-inferiority** against a declared margin (one-sided t on ``mean + margin``);
+* the **minimum detectable effect** at 80% power (statsmodels' ``TTestPower``), a post hoc quantity.
+
+Every function returns ``None`` values together with a reason when the statistic does not exist for the data
+(no spread, too few topics by the minimum-data rule in ``toolkit.minimum``), never NaN.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from toolkit.errors import ToolkitError
+from toolkit.minimum import shortfall
+from toolkit.stats.grid import integer_grid
+from toolkit.stats.randomization import exact_pvalue
+
+#: Said of a comparison whose per-topic differences are all equal (t, its interval, d_z do not exist).
+NO_SPREAD = "every per-topic difference is the same (sd = 0)"
+
+
+@dataclass(frozen=True)
+class TTest:
+    """The paired t test (two-sided); ``statistic``/``pvalue`` are None with a ``reason`` when undefined."""
+
+    statistic: float | None
+    df: int
+    pvalue: float | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A 95% confidence interval of the mean delta, labelled with its method; never adjusted for
+    multiplicity here (``adjusted`` says so in every report). ``low``/``high`` None with a ``reason``."""
+
+    low: float | None
+    high: float | None
+    method: str
+    reason: str | None = None
+    adjusted: bool = False
+    resamples: int | None = None
+
+    def pair(self) -> tuple[float, float] | None:
+        return None if self.low is None or self.high is None else (self.low, self.high)
+
+
+@dataclass(frozen=True)
+class Wilcoxon:
+    """scipy's Wilcoxon with the arguments it was called with (so a reader can rerun it)."""
+
+    statistic: float | None
+    pvalue: float
+    zero_method: str
+    method: str
+    correction: bool
+    alternative: str
+    r_plus: float
+    r_minus: float
+
+
+@dataclass(frozen=True)
+class NonInferiority:
+    """One-sided test of H0 ``mean(d) <= -margin``; ``holds`` means "no regression larger than margin".
+
+    When the test does not exist for the data (no spread, too few topics), ``statistic``, ``pvalue``,
+    ``ci_lower`` and ``holds`` are None and ``reason`` says why: neither "holds" nor "fails" is claimed.
+    """
+
+    margin: float
+    statistic: float | None
+    pvalue: float | None
+    ci_lower: float | None
+    ci_lower_bootstrap: float | None
+    holds: bool | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class MinimumEffect:
+    """The post hoc minimum detectable effect: the smallest mean delta a two-sided paired t test at ``alpha``
+    would detect with ``power`` on this many topics with this spread (in the measure's units)."""
+
+    value: float | None
+    alpha: float
+    power: float = 0.8
+    reason: str | None = None
+
+
+def t_test(d: np.ndarray) -> tuple[TTest, Interval]:
+    """The paired t test of ``mean(d) == 0`` and the t interval, by the minimum-data rule."""
+    from scipy import stats
+
+    n = int(d.size)
+    if n < 2:
+        reason = f"a t test needs at least 2 topics (found {n})"
+        return TTest(None, max(0, n - 1), None, reason), Interval(None, None, "t", reason)
+    sd = float(d.std(ddof=1))
+    if sd == 0:
+        p = 1.0 if float(d.mean()) == 0 else None
+        reason = NO_SPREAD
+        return TTest(None, n - 1, p, None if p is not None else reason), Interval(None, None, "t", reason)
+    res = stats.ttest_1samp(d, 0.0, alternative="two-sided")
+    test = TTest(float(res.statistic), int(res.df), float(res.pvalue))
+    short = shortfall(n, "topics")
+    if short:
+        return test, Interval(None, None, "t", short)
+    ci = res.confidence_interval(0.95)
+    return test, Interval(float(ci.low), float(ci.high), "t")
+
+
+def bootstrap_interval(means: np.ndarray | None, n: int, sd: float, resamples: int) -> Interval:
+    """The percentile interval of bootstrap means (JSON only: it undercovers at small n)."""
+    method = "percentile bootstrap"
+    if resamples <= 0:
+        return Interval(None, None, method, "bootstrap disabled (0 resamples)")
+    short = shortfall(n, "topics")
+    if short:
+        return Interval(None, None, method, short, resamples=resamples)
+    if sd == 0 or means is None:
+        return Interval(None, None, method, NO_SPREAD, resamples=resamples)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return Interval(float(low), float(high), method, resamples=resamples)
+
+
+def wilcoxon(
+    ints: np.ndarray, zero_method: str, *, force_asymptotic: bool = False, correction: bool = False
+) -> Wilcoxon:
+    """Signed-rank test on integer differences (exact ties: ``toolkit.stats.grid``)."""
+    from scipy import stats
+
+    d = np.asarray(ints, dtype=np.int64)
+    nonzero = d[d != 0]
+    ranked = d if zero_method == "pratt" else nonzero
+    ranks = stats.rankdata(np.abs(ranked))
+    signed = np.sign(ranked)
+    r_plus = float(ranks[signed > 0].sum())
+    r_minus = float(ranks[signed < 0].sum())
+    if nonzero.size == 0:
+        return Wilcoxon(
+            None, 1.0, zero_method, "none (no non-zero differences)", False, "two-sided", 0.0, 0.0
+        )
+    has_ties = np.unique(np.abs(nonzero)).size < nonzero.size or (
+        zero_method == "pratt" and nonzero.size < d.size
+    )
+    if force_asymptotic:
+        label = "asymptotic"
+    elif not has_ties and nonzero.size <= 50:
+        label = "exact"
+    else:
+        exact = exact_pvalue(integer_grid(signed * ranks, 2).values)
+        if exact is not None:
+            statistic = min(r_plus, r_minus)
+            return Wilcoxon(
+                statistic, exact[0], zero_method, "exact conditional", False, "two-sided", r_plus, r_minus
+            )
+        label = "asymptotic"
+    used_correction = correction and label == "asymptotic"
+    # zeros never change a signed-rank sum under 'wilcox', so they are dropped before the call (scipy drops
+    # them too); under 'pratt' they keep their ranks and are passed through
+    res = stats.wilcoxon(
+        ranked.astype(float),
+        zero_method=zero_method,
+        correction=used_correction,
+        alternative="two-sided",
+        method=label,
+    )
+    return Wilcoxon(
+        float(res.statistic),
+        float(res.pvalue),
+        zero_method,
+        label,
+        used_correction,
+        "two-sided",
+        r_plus,
+        r_minus,
+    )
+
+
+def minimum_effect(n: int, sd: float, alpha: float) -> MinimumEffect:
+    """Post hoc MDE at 80% power and ``alpha`` (the confirmatory level, α/m for m candidates)."""
+    short = shortfall(n, "topics")
+    if short:
+        return MinimumEffect(None, alpha, reason=short)
+    if sd == 0:
+        return MinimumEffect(None, alpha, reason=NO_SPREAD)
+    return MinimumEffect(_standard_mde(n, alpha) * sd, alpha)
+
+
+@functools.lru_cache(maxsize=256)
+def _standard_mde(n: int, alpha: float) -> float:
+    """The standardised effect solved by statsmodels (depends on n and α only, so it is computed once)."""
+    from statsmodels.stats.power import TTestPower
+
+    effect = TTestPower().solve_power(
+        effect_size=None, nobs=n, alpha=alpha, power=0.8, alternative="two-sided"
+    )
+    return float(np.asarray(effect).item())
+
+
+def noninferiority(d: np.ndarray, margin: float, alpha: float, boot: np.ndarray | None) -> NonInferiority:
+    """H0 ``mean(d) <= -margin`` by a one-sided t test; the lower bound is the one-sided (1 − α) t bound."""
+    from scipy import stats
+
+    if not margin >= 0:
+        raise ToolkitError(f"non-inferiority margin must be >= 0, got {margin}")
+    n = int(d.size)
+    reason = shortfall(n, "topics")
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    if reason is None and sd == 0:
+        reason = f"{NO_SPREAD}: the one-sided t test is undefined"
+    if reason is not None:
+        return NonInferiority(margin, None, None, None, None, None, reason)
+    mean = float(d.mean())
+    se = sd / math.sqrt(n)
+    t = (mean + margin) / se
+    p = float(stats.t.sf(t, n - 1))
+    lower = mean - float(stats.t.ppf(1 - alpha, n - 1)) * se
+    boot_lower = float(np.percentile(boot, 100 * alpha)) if boot is not None and boot.size else None
+    return NonInferiority(margin, float(t), p, lower, boot_lower, p < alpha)
