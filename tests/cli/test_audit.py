@@ -229,9 +229,16 @@ def test_example_workspace_audit(tmp_path: Path):
         [sys.executable, "-m", "toolkit", "audit"], cwd=tmp_path, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Audit of bm25f against bm25 on stdlib")
+    assert done.stdout.startswith("Audit of bm25f against bm25 on stdlib (61 topics, primary RR@10")
     for suffix in ("md", "json", "html"):
         assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
+    # the issue's "done when": the confirmatory family, the exploratory per-class tables and Judged@k
+    md = (tmp_path / "audits" / "audit.md").read_text()
+    for section in ("## Verdict", "## Confirmatory test (RR@10)", "## Per class (exploratory)", "## Judged@10"):
+        assert section + "\n" in md
+    doc = json.loads((tmp_path / "audits" / "audit.json").read_text())
+    assert doc["primary"] == "RR@10" and doc["primary_declared"] is True  # [audit] primary in toolkit.toml
+    assert {b["family"] for b in doc["by_class"].values()} == {"exploratory"}
     assert len(list((tmp_path / "audits").glob("audit-*.png"))) == 3
 
 
@@ -317,6 +324,62 @@ def test_defect7_audit_reports_judged_at_k(workspace: Path) -> None:
     assert bad["depth"] == 10 and bad["rate"] == pytest.approx((1 / 3 + 1 / 3 + 1 / 2 + 1 / 2) / 4)
     md = (workspace / "audits" / "audit.md").read_text()
     assert "## Judged@10" in md
+
+
+SYSTEMS_MODULE = """
+import random
+
+
+def ranks(seed):
+    rng = random.Random(seed)
+    out = {}
+    for i in range(3000):
+        x = rng.random()
+        out[f"w{i}"] = None if x < 0.1 else rng.randint(1, 1000) if x < 0.15 else min(1000, int(rng.expovariate(0.3)) + 1)
+    return out
+
+
+BASE, CAND = ranks(1), ranks(2)
+
+
+def search(table, query):
+    rank = table[query]
+    if rank is None:
+        return [f"{query}-d{j}" for j in range(3)]
+    docs = [f"{query}-d{j}" for j in range(1, rank)]
+    return [*docs, f"{query}-rel"]
+
+
+def base(query, depth):
+    return search(BASE, query)[:depth]
+
+
+def cand(query, depth):
+    return search(CAND, query)[:depth]
+"""
+
+
+def test_audit_of_three_thousand_topics_with_rr_at_1000(tmp_path: Path, monkeypatch) -> None:
+    """The issue's "done when": audit succeeds on 3,000-topic runs with RR@1000 among the measures."""
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "bigsys.py").write_text(SYSTEMS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    topics = "".join(f'[[topic]]\nid = "t{i}"\nquery = "w{i}"\n\n' for i in range(3000))
+    (tmp_path / "topics" / "big.toml").write_text(topics)
+    (tmp_path / "qrels" / "big.qrels").write_text("".join(f"t{i} 0 w{i}-rel 1\n" for i in range(3000)))
+    (tmp_path / "toolkit.toml").write_text(
+        '[workspace]\ntopics = "topics/big.toml"\nbaseline = "base"\ndepth = 1000\nworkers = 1\n\n'
+        '[systems.base]\ncallable = "bigsys:base"\n\n[systems.cand]\ncallable = "bigsys:cand"\n\n'
+        '[audit]\nqrels = "qrels/big.qrels"\nmeasures = ["RR@10", "RR@1000", "P@1"]\nprimary = "RR@10"\n'
+    )
+    code, out, err = audit("--config", str(tmp_path / "toolkit.toml"))
+    assert code == 0, err
+    doc = json.loads((tmp_path / "audits" / "audit.json").read_text())
+    by = {c["measure"]: c for c in doc["comparisons"]}
+    assert set(by) == {"RR@10", "RR@1000", "P@1"} and by["RR@1000"]["n"] == 3000
+    assert by["RR@10"]["family"] == "confirmatory" and by["RR@1000"]["family"] == "secondary"
+    assert out.startswith("Audit of cand against base on big (3000 topics, primary RR@10")
 
 
 CHECK = """

@@ -147,3 +147,27 @@ def test_declared_t_test_drives_the_p_values():
     r = compare_runs(runs(), read_qrels(DATA / "s1.qrels"), measures="RR@10", primary="RR@10", test="t")
     c = r.comparison("s1-b", "RR@10")
     assert c.test == "t" and c.pvalue == pytest.approx(0.159671, abs=1e-6)  # reference S1
+
+
+def test_not_comparable_reaches_every_family_unless_allowed():
+    from toolkit.pipeline.failures import comparison_failures
+
+    a, b = runs()
+    c = Run(b.results, name="c")
+    failed = {"s1-a": (), "s1-b": ("q03",), "c": ()}
+    policy = comparison_failures(failed, "s1-a", ["s1-b", "c"])
+    r = compare_runs(
+        [a, b, c], read_qrels(DATA / "s1.qrels"), measures="RR@10 P@1", primary="RR@10", failures=policy
+    )
+    words = "not comparable: 1 topic failed in s1-b"
+    assert r.comparison("s1-b", "RR@10").verdict == words and r.comparison("s1-b", "P@1").verdict == words
+    assert r.comparison("c", "RR@10").verdict == "no significant difference"
+    pair = next(p for p in r.all_pairs[0].pairs if (p.a, p.b) == ("s1-b", "c"))
+    assert pair.verdict == words
+    assert [(v.candidate, v.comparable) for v in r.verdicts()] == [("s1-b", False), ("c", True)]
+    allowed = comparison_failures(failed, "s1-a", ["s1-b", "c"], allow_failed=True)
+    r = compare_runs(
+        [a, b, c], read_qrels(DATA / "s1.qrels"), measures="RR@10", primary="RR@10", failures=allowed
+    )
+    assert r.comparison("s1-b", "RR@10").verdict == "no significant difference" and r.failures.allowed
+    assert r.verdicts()[0].failed == {"s1-b": 1}

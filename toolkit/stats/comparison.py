@@ -141,7 +141,9 @@ def compare_runs(
     adjustment = FIXED_SEQUENCE if _declared(order, names[1:]) else "holm"
     assigned = [
         *assign(confirm, CONFIRMATORY, adjustment, alpha=alpha, blocked=blocked),
-        *assign([r for r in tested if r.measure != chosen], SECONDARY, correction, alpha=alpha),
+        *assign(
+            [r for r in tested if r.measure != chosen], SECONDARY, correction, alpha=alpha, blocked=blocked
+        ),
     ]
     by_key = {(r.candidate, r.measure): r for r in assigned}
     comparisons = tuple(_mark(by_key[(r.candidate, r.measure)], primary=r.measure == chosen) for r in tested)
@@ -158,8 +160,8 @@ def compare_runs(
         )
         for s in summaries[1:]
     )
-    by_class = _by_class(summaries, class_measures, common, correction, alpha)
-    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test)
+    by_class = _by_class(summaries, class_measures, common, correction, alpha, blocked)
+    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test, failures)
     query_ids = list(summaries[0].query_ids)
     return ComparisonResult(
         runs=tuple(names),
@@ -246,6 +248,7 @@ def _by_class(
     common: dict[str, Any],
     correction: str,
     alpha: float,
+    blocked: dict[str, str],
 ) -> dict[str, ClassBreakdown]:
     """Per-class paired tests: one exploratory family over every class, measure and candidate."""
     if not class_measures:
@@ -263,7 +266,7 @@ def _by_class(
             specs += [(cls, PairSpec(panel, 0, j)) for j in range(1, len(names))]
     order = {(c, s.j, s.measure): k for k, (c, s) in enumerate(specs)}
     tested = paired_tests([s for _, s in specs], **common)
-    tested = assign(tested, EXPLORATORY, correction, alpha=alpha)
+    tested = assign(tested, EXPLORATORY, correction, alpha=alpha, blocked=blocked)
     out: dict[str, ClassBreakdown] = {}
     for cls, (ids, cms) in class_measures.items():
         kept = [q for q in ids if q in index]
@@ -284,6 +287,7 @@ def _all_pairs(
     correction: str,
     alpha: float,
     test: str,
+    failures: Failures,
 ) -> tuple[AllPairs, ...]:
     """Every pair of runs on every measure (3+ runs): the declared test per pair, one family per measure.
 
@@ -323,15 +327,19 @@ def _all_pairs(
                 PairwiseResult(names[i], names[j], m, int(d.size), delta, ci, rand, ttest, wil, test, alpha)
             )
         adjusted = adjust([r.pvalue for r in rows], correction)
-        pairs = tuple(_pair_verdict(r, p, alpha) for r, p in zip(rows, adjusted, strict=True))
+        pairs = tuple(
+            _pair_verdict(r, p, alpha, failures.pair_reason(r.a, r.b))
+            for r, p in zip(rows, adjusted, strict=True)
+        )
         out.append(AllPairs(m, correction, pairs))
     return tuple(out)
 
 
-def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float) -> PairwiseResult:
+def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float, blocked: str | None) -> PairwiseResult:
     import dataclasses
 
     words = "–" if p is None or p >= alpha else ("better" if r.delta > 0 else "worse")
+    words = blocked or words
     return dataclasses.replace(r, p_adjusted=p, verdict=words)
 
 

@@ -40,6 +40,17 @@ class Failures:
     def count(self, run: str) -> int:
         return len(self.failed.get(run, ()))
 
+    def pair_reason(self, a: str, b: str) -> str | None:
+        """ "not comparable: …" for a pair of runs (all-pairs family) when either failed topics, unless allowed."""
+        if self.allowed:
+            return None
+        parts = [
+            f"{self.count(r)} topic{'' if self.count(r) == 1 else 's'} failed in {r}"
+            for r in (a, b)
+            if self.count(r)
+        ]
+        return "not comparable: " + ", ".join(parts) if parts else None
+
 
 @dataclass(frozen=True)
 class Confirmatory:
