@@ -234,7 +234,12 @@ def test_example_workspace_audit(tmp_path: Path):
         assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
     # the "done when": the confirmatory family, the exploratory per-class tables and Judged@k
     md = (tmp_path / "audits" / "audit.md").read_text()
-    for section in ("## Verdict", "## Confirmatory test (RR@10)", "## Per class (exploratory)", "## Judged@10"):
+    for section in (
+        "## Verdict",
+        "## Confirmatory test (RR@10)",
+        "## Per class (exploratory)",
+        "## Judged@10",
+    ):
         assert section + "\n" in md
     doc = json.loads((tmp_path / "audits" / "audit.json").read_text())
     assert doc["primary"] == "RR@10" and doc["primary_declared"] is True  # [audit] primary in toolkit.toml
