@@ -3,11 +3,12 @@
 * ``adjust``: Holm (family-wise, for confirmatory claims) or Benjamini–Hochberg (false discovery rate, for
   exploration), via ``statsmodels.stats.multitest.multipletests``; or fixed-sequence (hierarchical testing
   in a declared order, each at α, stopping at the first non-rejection).
-* ``randomized_tukey``: (library only; ``compare`` tests all pairs with the paired randomization test, whose
-  sign flips are shared across pairs and scale to thousands of topics) the randomised Tukey HSD of Carterette (2012) and Sakai (2014). For 3+ runs on the
-  same topics, each resample permutes the runs' scores *within* each topic (so the topic pairing is kept,
-  unlike ``scipy.stats.tukey_hsd``) and records the range max−min of the run means; the p-value of a pair is
-  the share of resamples whose range reaches the pair's observed |mean difference|, ``(count+1)/(B+1)``.
+* ``randomized_tukey``: the randomised Tukey HSD of Carterette (2012) and Sakai (2014) — in the library only:
+  ``compare`` tests all pairs with the paired randomization test, whose sign flips are shared across pairs
+  and scale to thousands of topics. For 3+ runs on the same topics, each resample permutes the runs' scores
+  *within* each topic (so the topic pairing is kept, unlike ``scipy.stats.tukey_hsd``) and records the range
+  max−min of the run means; the p-value of a pair is the share of resamples whose range reaches the pair's
+  observed |mean difference|, ``(count+1)/(B+1)``.
   One test covers all pairs at once, so its p-values need no further correction. The number of permutations
   is ``resamples`` (100,000) while topics × runs × permutations stays under 1e8, else reduced to that budget
   but never below 10,000 (the count used is recorded in the result).
