@@ -65,3 +65,11 @@ def test_mcnemar_and_sign_test_on_thousands_of_pairs_match_scipy():
 
     assert mcnemar_exact(3000, 2900).pvalue == binomtest(3000, 5900, 0.5).pvalue
     assert sign_test(4000, 0).pvalue == binomtest(4000, 4000, 0.5).pvalue
+
+
+@pytest.mark.parametrize("fixed, degraded", [(9, 2), (700, 650), (1500, 1400)])
+def test_mcnemar_matches_statsmodels_exact_mcnemar(fixed, degraded):
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    ref = mcnemar([[10, degraded], [fixed, 10]], exact=True)
+    assert mcnemar_exact(fixed, degraded).pvalue == pytest.approx(ref.pvalue, rel=1e-9)

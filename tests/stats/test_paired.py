@@ -180,3 +180,19 @@ def test_declared_test_gives_the_p_value():
     assert s1(test="wilcoxon").pvalue == pytest.approx(0.1875, abs=1e-12)
     with pytest.raises(ToolkitError, match="test must be one of randomization, t, wilcoxon"):
         s1(test="z")
+
+
+def test_t_test_and_interval_match_scipy_ttest_rel_on_a_large_sample():
+    """Paired t on 3,000 topics against scipy's ttest_rel (an independent implementation: paired samples)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(21)
+    a = rng.random(3000)
+    b = np.clip(a + rng.normal(0.01, 0.2, 3000), 0, 1)
+    ids = [f"q{i}" for i in range(3000)]
+    r = paired_test(dict(zip(ids, a, strict=True)), dict(zip(ids, b, strict=True)), measure="AP", bootstrap=0)
+    ref = stats.ttest_rel(b, a)
+    ci = ref.confidence_interval(0.95)
+    assert r.t.statistic == pytest.approx(ref.statistic, rel=1e-6)
+    assert r.t.pvalue == pytest.approx(ref.pvalue, rel=1e-6)
+    assert r.ci95.pair() == pytest.approx((ci.low, ci.high), rel=1e-6)
