@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 from toolkit.stats.location import Interval
-from toolkit.stats.paired import PairedResult
 
 BUCKET_LABELS: dict[str, str] = {
     "fixed": "Fixed",
@@ -49,12 +48,6 @@ def interval(ci: tuple[float, float] | None, digits: int = 4) -> str:
 
 def rank_text(rank: int | None) -> str:
     return "–" if rank is None else str(rank)
-
-
-def rand_label(c: PairedResult) -> str:
-    """The randomization p with how it was found: ``0.1875 (exact)`` or ``0.0312 (MC 100,000)``."""
-    r = c.randomization
-    return f"{pval(r.pvalue)} ({'exact' if r.exact else f'MC {r.resamples:,}'})"
 
 
 def ci_text(ci: Interval) -> str:
