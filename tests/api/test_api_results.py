@@ -90,7 +90,12 @@ def test_displaying_a_comparison_leaves_matplotlibs_backend_alone() -> None:
 # --------------------------------------------------------------------------- agreement
 
 
-TSV = "alice\tq1\td1\t2\nbob\tq1\td1\t2\nalice\tq1\td2\t0\nbob\tq1\td2\t1\nalice\tq2\td3\t3\nbob\tq2\td3\t3\n"
+# four copies of three items (kappa is the same as on one copy): agree's minimum-data rule needs 10 shared items
+TSV = "".join(
+    f"alice\t{q}\t{d}{copy}\t{a}\nbob\t{q}\t{d}{copy}\t{b}\n"
+    for copy in ("", "-2", "-3", "-4")
+    for q, d, a, b in (("q1", "d1", 2, 2), ("q1", "d2", 0, 1), ("q2", "d3", 3, 3))
+)
 TUPLES = [tuple(line.split("\t")[:3]) + (int(line.split("\t")[3]),) for line in TSV.splitlines()]
 
 
@@ -192,7 +197,7 @@ def test_a_judgments_frame_is_checked_like_a_file() -> None:
     with pytest.raises(FormatError) as err:
         toolkit.agree(frame)
     assert str(err.value) == (
-        "<DataFrame>:7: duplicate judgment by alice of (q1, d1); first on line 1 (keep one line per assessor and "
+        "<DataFrame>:25: duplicate judgment by alice of (q1, d1); first on line 1 (keep one line per assessor and "
         "item)"
     )
     fractional = pd.DataFrame([("a", "q", "d", 1.5)], columns=["assessor", "query_id", "doc_id", "grade"])

@@ -185,6 +185,12 @@ class ComparisonResult:
                 return c
         return None
 
+    def regressions(self) -> tuple[PairedResult, ...]:
+        """Candidates significantly worse on the primary measure in the confirmatory family (adjusted p < α).
+
+        Not a "no regression" check for the others: that needs non-inferiority (``regression_check``)."""
+        return tuple(c for c in self.comparisons if c.primary and c.verdict == "worse")
+
     def judged_warnings(self, run: str) -> tuple[str, ...]:
         """Judged@k below 1 with pooled human qrels: the run is scored partly on unjudged documents."""
         if not self.judged_human:
