@@ -1,7 +1,15 @@
-"""Small campaigns for the judging tests, built through the store's own organiser API."""
+"""Small campaigns for the judging tests, built through the store's own organiser API, on either backend.
+
+``location`` gives a fresh campaign location per test and per backend: an SQLite file in ``tmp_path``, and a
+new campaign (schema) on the PostgreSQL server named by ``TOOLKIT_TEST_PG``, dropped after the test. Without
+that variable the PostgreSQL cases skip with one line locally, and fail under ``CI=true``.
+"""
 
 from __future__ import annotations
 
+import os
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,12 +25,12 @@ POOL = [("q1", "d1"), ("q1", "d2"), ("401", "d3"), ("401", "d1")]
 
 
 def build(
-    path: Path,
+    path: Path | str,
     *,
     pool: list[tuple[str, str]] = POOL,
     assessors: tuple[str, ...] = ("alice", "bob"),
     assign_all: bool = True,
-) -> Path:
+) -> Path | str:
     """A campaign with TOPICS, DOCS and POOL; every assessor gets every item (positions in POOL order)."""
     with CampaignStore.open(path, create=True) as store:
         store.set_topics(TOPICS, DEFAULT_GRADES)
@@ -52,3 +60,55 @@ def build(
 def make_campaign():
     """The ``build`` function, as a fixture (test modules here are not importable as a package)."""
     return build
+
+
+PG_ENV = "TOOLKIT_TEST_PG"
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    """The test server's URL (no campaign), set up once with ``campaign setup`` for the test role."""
+    url = os.environ.get(PG_ENV)
+    if not url:
+        reason = f"PostgreSQL store tests need {PG_ENV}=postgresql://user@host:port/db (docs/postgresql.md)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; .ci/run starts the server and sets it", pytrace=False)
+        pytest.skip(reason)
+    from toolkit.judging.postgres import setup_campaigns
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    user = parse_campaign_url(url, campaign_required=False).user
+    setup_campaigns(url, organisers=[user] if user else [])
+    return url
+
+
+def campaign_url(server: str, name: str) -> str:
+    return f"{server}{'&' if '?' in server else '?'}campaign={name}"
+
+
+def drop_campaign(server: str, name: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    with psycopg.connect(
+        parse_campaign_url(server, campaign_required=False).conninfo, autocommit=True
+    ) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def pg_location(pg_server: str) -> Iterator[str]:
+    """A campaign URL on the test server, not created yet; dropped after the test."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    yield campaign_url(pg_server, name)
+    drop_campaign(pg_server, name)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where a fresh campaign goes, once per backend (the store tests run against both)."""
+    if request.param == "sqlite":
+        return tmp_path / "c.sqlite"
+    return str(request.getfixturevalue("pg_location"))

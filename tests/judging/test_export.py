@@ -30,8 +30,8 @@ JUDGMENTS = [
 
 
 @pytest.fixture
-def store(tmp_path: Path, make_campaign):
-    path = make_campaign(tmp_path / "c.sqlite", assessors=("alice", "bob", "carol"))
+def store(location: Path | str, make_campaign):
+    path = make_campaign(location, assessors=("alice", "bob", "carol"))
     with CampaignStore.open(path) as s:
         s.record_many([(a, q, d, g, act, None) for a, q, d, g, act in JUDGMENTS])
         yield s

@@ -13,8 +13,8 @@ GRADES = {"alice": [3, 1, 0, 2], "bob": [0, 2, 0, 0]}
 ITEMS = [("q1", "d1"), ("q1", "d2"), ("401", "d3"), ("401", "d1")]
 
 
-def test_report_counts_medians_and_disagreements(tmp_path: Path, make_campaign) -> None:
-    with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as store:
+def test_report_counts_medians_and_disagreements(location: Path | str, make_campaign) -> None:
+    with CampaignStore.open(make_campaign(location)) as store:
         for assessor, grades in GRADES.items():
             for (query_id, doc_id), grade in zip(ITEMS, grades, strict=True):
                 store.record(assessor, query_id, doc_id, grade=grade, duration_ms=1000 + 100 * grade)

@@ -61,10 +61,10 @@ def test_next_index_asks_lazily() -> None:
     assert next_index(10_000, status, 41) == 42 and asked == [42]
 
 
-def test_store_views_use_the_rules(tmp_path: Path, make_campaign) -> None:
+def test_store_views_use_the_rules(location: Path | str, make_campaign) -> None:
     from toolkit.pooling.docsource import make_document
 
-    with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as store:
+    with CampaignStore.open(make_campaign(location)) as store:
         store.record("alice", "q1", "d1", grade=2)
         store.record("alice", "q1", "d2", action="skip")
         assert [s for _, s in queue_statuses(store, "alice")] == ["judge", "skip", "todo", "todo"]

@@ -21,8 +21,8 @@ class Clock:
 
 
 @pytest.fixture
-def store(tmp_path: Path, make_campaign):
-    with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as s:
+def store(location: Path | str, make_campaign):
+    with CampaignStore.open(make_campaign(location)) as s:
         yield s
 
 

@@ -18,7 +18,14 @@ from toolkit.model import DEFAULT_GRADES
 
 
 @pytest.fixture
-def store(tmp_path: Path, make_campaign):
+def store(location: Path | str, make_campaign):
+    """A fresh campaign per test on each backend: these are the interface's tests."""
+    with CampaignStore.open(make_campaign(location)) as s:
+        yield s
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path, make_campaign):
     with CampaignStore.open(make_campaign(tmp_path / "c.sqlite")) as s:
         yield s
 
@@ -57,8 +64,8 @@ def test_newer_schema_is_refused(tmp_path: Path, make_campaign) -> None:
         CampaignStore.open(path)
 
 
-def test_settings_wal_full_and_version(store: CampaignStore) -> None:
-    conn = store._conn
+def test_settings_wal_full_and_version(sqlite_store: CampaignStore) -> None:
+    conn = sqlite_store._conn
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
@@ -249,10 +256,8 @@ def test_progress(store: CampaignStore) -> None:
     assert [k for k in rows] == [("alice", "q1"), ("alice", "401"), ("bob", "q1"), ("bob", "401")]
 
 
-def test_disagreements_and_adjudication(tmp_path: Path, make_campaign) -> None:
-    with CampaignStore.open(
-        make_campaign(tmp_path / "c.sqlite", assessors=("alice", "bob", "carol"))
-    ) as store:
+def test_disagreements_and_adjudication(location: Path | str, make_campaign) -> None:
+    with CampaignStore.open(make_campaign(location, assessors=("alice", "bob", "carol"))) as store:
         store.record("alice", "q1", "d1", grade=0, note="off topic")
         store.record("bob", "q1", "d1", grade=3)
         store.record("alice", "q1", "d2", grade=1)
@@ -276,8 +281,8 @@ def test_disagreements_and_adjudication(tmp_path: Path, make_campaign) -> None:
         assert all(j.action != "adjudicate" for j in store.current_judgments())
 
 
-def test_reopen_keeps_everything(tmp_path: Path, make_campaign) -> None:
-    path = make_campaign(tmp_path / "c.sqlite")
+def test_reopen_keeps_everything(location: Path | str, make_campaign) -> None:
+    path = make_campaign(location)
     with CampaignStore.open(path) as store:
         store.record("alice", "q1", "d1", grade=3)
     with CampaignStore.open(path) as store:
@@ -298,10 +303,10 @@ def test_sql_lives_in_the_backend_only() -> None:
         assert not re.search(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA)\s", text), path
 
 
-def test_open_gives_the_sqlite_backend_of_the_interface(store: CampaignStore) -> None:
+def test_open_gives_the_sqlite_backend_of_the_interface(sqlite_store: CampaignStore) -> None:
     from toolkit.judging.sqlite import SQLiteStore
 
-    assert isinstance(store, SQLiteStore) and isinstance(store, CampaignStore)
-    assert store.location == str(store.path)
+    assert isinstance(sqlite_store, SQLiteStore) and isinstance(sqlite_store, CampaignStore)
+    assert sqlite_store.location == str(sqlite_store.path)
     with pytest.raises(TypeError, match="abstract"):
         CampaignStore()  # type: ignore[abstract]

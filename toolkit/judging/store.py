@@ -3,7 +3,7 @@
 A store is the **write side and the raw reads** of a campaign (DESIGN §8): topics and the grade scale, the
 pool and its provenance, document snapshots, assignments, gold items, and the append-only judgment log.
 A backend implements the abstract methods below — each one a single query or a single write, so its SQL
-sits in one place (``toolkit.judging.sqlite`` today; PostgreSQL later) — and inherits everything that is a
+sits in one place (``toolkit.judging.sqlite``, ``toolkit.judging.postgres``) — and inherits everything that is a
 *rule* rather than storage, so every backend applies the same rules:
 
 - which events may be appended (``record``, ``record_many``, ``undo``, ``add_note``, ``adjudicate``): decisions
@@ -33,7 +33,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
@@ -51,6 +51,9 @@ from toolkit.judging.records import (
     check_assessor,
     now_iso,
 )
+
+if TYPE_CHECKING:
+    from toolkit.judging.dump import CampaignDump
 
 #: Every action except ``adjudicate``: the events an assessor's current judgments derive from.
 _ASSESSOR_ACTIONS = tuple(a for a in ACTIONS if a != "adjudicate")
@@ -103,6 +106,13 @@ def _describe(decision: Judgment | None) -> str:
     return f"{shown} (event {decision.event_id})"
 
 
+def campaign_label(location: str | Path) -> str:
+    """A short name for screen titles: the campaign of a ``postgresql://`` URL, the stem of a file."""
+    from toolkit.judging.postgres.url import campaign_label as label
+
+    return label(location)
+
+
 class CampaignStore(ABC):
     """A judging campaign. Open one with ``CampaignStore.open(location)``; close it (or use ``with``)."""
 
@@ -115,10 +125,17 @@ class CampaignStore(ABC):
     def open(cls, location: str | Path, *, create: bool = False) -> CampaignStore:
         """Open a campaign; ``create=True`` makes a new empty one when it does not exist yet.
 
-        Every location is an SQLite file today; a server backend is chosen here by its URL scheme. A missing
-        campaign without ``create`` raises ``MissingCampaignError``. Creating is atomic: of several processes
-        creating one campaign at once, one creates it and the others open it.
+        A path is an SQLite file; a ``postgresql://user@host:port/db?campaign=NAME`` URL is a campaign on a
+        PostgreSQL server (``toolkit.judging.postgres``). A missing campaign without ``create`` raises
+        ``MissingCampaignError``. Creating is atomic: of several processes creating one campaign at once, one
+        creates it and the others open it.
         """
+        from toolkit.judging.postgres.url import is_campaign_url
+
+        if is_campaign_url(location):
+            from toolkit.judging.postgres import open_store
+
+            return open_store(str(location), create=create)
         from toolkit.judging.sqlite import SQLiteStore
 
         return SQLiteStore.open(location, create=create)
@@ -131,6 +148,12 @@ class CampaignStore(ABC):
         round); if it raises, nothing ever appears at ``location``. ``CampaignExistsError`` when a campaign is
         there already, or another process published one there while the block ran (nothing is replaced).
         """
+        from toolkit.judging.postgres.url import is_campaign_url
+
+        if is_campaign_url(location):
+            from toolkit.judging.postgres import create_store
+
+            return create_store(str(location))
         from toolkit.judging.sqlite import SQLiteStore
 
         return SQLiteStore.create(location)
@@ -272,6 +295,17 @@ class CampaignStore(ABC):
 
     @abstractmethod
     def set_meta(self, values: Mapping[str, str]) -> None: ...
+
+    # ------------------------------------------------------------------ the whole campaign (campaign copy)
+
+    @abstractmethod
+    def dump(self) -> CampaignDump:
+        """Every row of the campaign from one consistent snapshot (``toolkit.judging.dump``)."""
+
+    @abstractmethod
+    def restore(self, dump: CampaignDump) -> None:
+        """Write ``dump`` into this empty campaign in one transaction, ids and times kept; rolled back unless
+        the campaign then has the dump's content hash."""
 
     def set_topics(self, topics: Iterable[CampaignTopic], grades: Mapping[int, str]) -> None:
         """Store (or update) topics and the grade scale, in one transaction, under two rules.

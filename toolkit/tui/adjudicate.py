@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from toolkit.formats.text import visible
 from toolkit.judging.adjudication import AdjudicationSession
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import CampaignStore, campaign_label
 from toolkit.tui.app import CampaignApp, action_bindings, grade_bindings
 from toolkit.tui.widgets import shown
 
@@ -66,13 +66,13 @@ class AdjudicateApp(CampaignApp):
         store: CampaignStore,
         adjudicator: str,
         *,
-        path: Path,
+        path: str | Path,
         include_done: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(store, path=path, **options)
         self.session = AdjudicationSession(store, adjudicator, include_done=include_done, write_through=False)
-        self.sub_title = visible(f"{path.stem} · adjudicator {adjudicator}", one_line=True)
+        self.sub_title = visible(f"{campaign_label(path)} · adjudicator {adjudicator}", one_line=True)
         if not self.session.items:
             self.DONE_TITLE = "Nothing to adjudicate"
         else:
@@ -131,7 +131,7 @@ def adjudicate_app(path: str | Path, adjudicator: str, **options: Any) -> Adjudi
     try:
         bindings = grade_bindings(store.grades()) + action_bindings(ADJUDICATE_IDS)
         cls = type("AdjudicateApp", (AdjudicateApp,), {"BINDINGS": bindings, "__module__": __name__})
-        return cls(store, adjudicator, path=Path(path), **options)  # type: ignore[no-any-return]
+        return cls(store, adjudicator, path=path, **options)  # type: ignore[no-any-return]
     except BaseException:
         store.close()
         raise

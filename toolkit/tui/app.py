@@ -141,7 +141,7 @@ class CampaignApp(WritingApp):
         self,
         store: CampaignStore,
         *,
-        path: Path,
+        path: str | Path,
         keymap: dict[str, str] | None = None,
         guidelines: str | None = None,
         show_times: bool = True,

@@ -18,10 +18,11 @@ from textual.widget import Widget
 
 from toolkit.errors import StoreError
 from toolkit.formats.text import visible
+from toolkit.judging.postgres.url import is_campaign_url
 from toolkit.judging.progress import pool_status
 from toolkit.judging.records import Item, Judgment, LogEvent
 from toolkit.judging.session import Conflict, JudgingSession
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import CampaignStore, campaign_label
 from toolkit.tui.app import CampaignApp, action_bindings, grade_bindings
 from toolkit.tui.screens import summary_lines
 from toolkit.tui.widgets import ProgressPanel
@@ -38,13 +39,13 @@ class JudgeApp(CampaignApp):
         store: CampaignStore,
         assessor: str,
         *,
-        path: Path,
+        path: str | Path,
         clock: Callable[[], float] = time.monotonic,
         **options: Any,
     ) -> None:
         super().__init__(store, path=path, **options)
         self.session = JudgingSession(store, assessor, clock=clock, write_through=False)
-        self.sub_title = visible(f"{path.stem} · assessor {assessor}", one_line=True)
+        self.sub_title = visible(f"{campaign_label(path)} · assessor {assessor}", one_line=True)
 
     def side_panels(self) -> list[Widget]:
         return [ProgressPanel(id="progress", classes="panel")]
@@ -116,9 +117,7 @@ class JudgeApp(CampaignApp):
         return text
 
     def closing_summary(self) -> str:
-        header = (
-            f"{visible(self.session.assessor, one_line=True)} on {visible(self.path.name, one_line=True)}"
-        )
+        header = f"{visible(self.session.assessor, one_line=True)} on {visible(campaign_label(self.path), one_line=True)}"
         return "\n".join([header, *self._summary()]) + "\n"
 
     def _decide_on(self, conflict: Conflict) -> None:
@@ -128,7 +127,8 @@ class JudgeApp(CampaignApp):
     def leave_now(self) -> str:
         """Write the decisions the campaign could not take to a judgments file beside it (or here)."""
         lines = [self.closing_summary().rstrip("\n")]
-        for folder in (self.path.parent, Path.cwd()):
+        beside = Path.cwd() if is_campaign_url(self.path) else Path(self.path).parent  # a URL has no folder
+        for folder in (beside, Path.cwd()):
             try:
                 saved, undone = self.session.save_unsaved(folder)
             except (OSError, StoreError):
@@ -169,7 +169,7 @@ def judge_app(path: str | Path, assessor: str, **options: Any) -> JudgeApp:
     try:
         bindings = grade_bindings(store.grades()) + action_bindings()
         cls = type("JudgeApp", (JudgeApp,), {"BINDINGS": bindings, "__module__": __name__})
-        return cls(store, assessor, path=Path(path), **options)  # type: ignore[no-any-return]
+        return cls(store, assessor, path=path, **options)  # type: ignore[no-any-return]
     except BaseException:
         store.close()
         raise

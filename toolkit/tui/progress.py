@@ -28,7 +28,7 @@ from textual.widgets import DataTable, Footer, Header, Label, Static
 from toolkit.agreement.judgments import PairKappa, pair_kappas
 from toolkit.formats.text import visible
 from toolkit.judging.progress import FAST_BELOW_MS, ProgressReport, progress_report
-from toolkit.judging.store import CampaignStore
+from toolkit.judging.store import CampaignStore, campaign_label
 from toolkit.tui.screens import duration
 from toolkit.tui.widgets import clock_time
 
@@ -66,11 +66,11 @@ class ProgressApp(App[None]):
         fast_below_ms: int = FAST_BELOW_MS,
     ) -> None:
         super().__init__()
-        self.path = Path(path)
+        self.path = path
         self.interval = interval
         self.show_times = show_times
         self.fast_below_ms = fast_below_ms
-        self.sub_title = visible(self.path.stem, one_line=True)
+        self.sub_title = visible(campaign_label(self.path), one_line=True)
         self.report: ProgressReport | None = None
         self.pairs: tuple[PairKappa, ...] = ()
 

@@ -53,7 +53,7 @@ class WritingApp(App[str | None]):
     #: The session behind the screen (set by the subclass): every action is one call into it.
     session: Session
     #: The campaign; the writer opens its own connection to it.
-    path: Path
+    path: str | Path
 
     def __init__(self) -> None:
         super().__init__()

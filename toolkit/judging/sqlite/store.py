@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import StoreError
+from toolkit.judging.dump import CampaignDump
 from toolkit.judging.records import (
     CampaignTopic,
     Document,
@@ -484,3 +485,15 @@ class SQLiteStore(CampaignStore):
     def set_meta(self, values: Mapping[str, str]) -> None:
         with self.transaction() as conn:
             conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(values.items()))
+
+    # ------------------------------------------------------------------ the whole campaign (sqlite.dump)
+
+    def dump(self) -> CampaignDump:
+        from toolkit.judging.sqlite.dump import dump
+
+        return dump(self)
+
+    def restore(self, dump: CampaignDump) -> None:
+        from toolkit.judging.sqlite.dump import restore
+
+        restore(self, dump)

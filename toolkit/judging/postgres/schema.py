@@ -1,0 +1,288 @@
+"""The campaign schema on PostgreSQL, its migrations, the two roles, and how a connection is opened.
+
+Same ideas as the SQLite schema (``toolkit.judging.sqlite.schema``), one campaign per PostgreSQL schema:
+
+- **Versioned**: ``schema_info`` holds the application marker and the schema version; migration ``i`` moves a
+  campaign from ``i - 1`` to ``i`` in one transaction, under an advisory lock so two processes never migrate
+  (or create) the same campaign at once. A campaign from a newer toolkit is refused, not guessed at.
+- **Append-only log, enforced by the database**: triggers refuse UPDATE, DELETE and TRUNCATE on
+  ``judgment_log`` (so an upsert, ``INSERT … ON CONFLICT DO UPDATE``, is refused too), and the assessor role
+  may only INSERT into it. ``undo`` appends an event.
+- **Idempotent writes**: every event carries a client-generated ``event_key`` (a UUID) under a unique
+  constraint, so a write retried after its connection dropped mid-commit cannot be logged twice.
+- **Roles**: ``campaign setup`` creates ``trec_owner`` (organisers; owns every campaign schema, may create
+  campaigns in the database) and ``trec_assessor`` (reads the campaign except provenance and rounds, so runs
+  and ranks stay hidden; INSERT into the log only). Login roles are made members of one or the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolkit.errors import StoreError
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from toolkit.judging.postgres.url import CampaignURL
+
+OWNER_ROLE = "trec_owner"
+ASSESSOR_ROLE = "trec_assessor"
+APPLICATION = "trec-toolkit campaign"
+
+#: Seconds to wait for the server when connecting; the store's retries wait longer (``RETRY_SECONDS``).
+CONNECT_TIMEOUT_S = 10
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the initial schema, the SQLite schema's tables plus the log's event_key.
+    """
+    CREATE TABLE schema_info (application text NOT NULL, version integer NOT NULL);
+    INSERT INTO schema_info (application, version) VALUES ('trec-toolkit campaign', 0);
+    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE topics (
+        query_id text PRIMARY KEY, ord integer NOT NULL, query text NOT NULL,
+        description text NOT NULL DEFAULT '', narrative text NOT NULL DEFAULT '', query_class text
+    );
+    CREATE TABLE grades (grade integer PRIMARY KEY, definition text NOT NULL);
+    CREATE TABLE rounds (
+        round integer PRIMARY KEY, created text NOT NULL, strategy text NOT NULL, depth integer,
+        budget integer, runs text NOT NULL, added integer NOT NULL DEFAULT 0,
+        stale integer NOT NULL DEFAULT 0, skipped integer NOT NULL DEFAULT 0, params text
+    );
+    CREATE TABLE pool_items (
+        query_id text NOT NULL REFERENCES topics(query_id), doc_id text NOT NULL,
+        round integer NOT NULL, stale boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (query_id, doc_id)
+    );
+    CREATE TABLE provenance (
+        round integer NOT NULL, query_id text NOT NULL, doc_id text NOT NULL, run text NOT NULL,
+        rank integer NOT NULL, PRIMARY KEY (round, query_id, doc_id, run)
+    );
+    CREATE TABLE snapshots (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, doc_id text NOT NULL, round integer NOT NULL,
+        title text NOT NULL DEFAULT '', text text NOT NULL DEFAULT '', content_hash text,
+        fetch_error text, fetched text NOT NULL
+    );
+    CREATE INDEX snapshots_doc ON snapshots (doc_id, id);
+    CREATE TABLE gold (
+        query_id text NOT NULL, doc_id text NOT NULL, grade integer NOT NULL,
+        PRIMARY KEY (query_id, doc_id)
+    );
+    CREATE TABLE assignments (
+        assessor text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL,
+        position integer NOT NULL, overlap boolean NOT NULL DEFAULT false,
+        gold boolean NOT NULL DEFAULT false, round integer NOT NULL DEFAULT 1,
+        PRIMARY KEY (assessor, query_id, doc_id)
+    );
+    CREATE INDEX assignments_order ON assignments (assessor, position);
+    CREATE TABLE judgment_log (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        event_key uuid NOT NULL DEFAULT gen_random_uuid() UNIQUE,
+        time text NOT NULL, assessor text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL,
+        action text NOT NULL CHECK (action IN ('judge','skip','unrateable','undo','note','adjudicate')),
+        grade integer, note text, duration_ms bigint, position integer, content_hash text,
+        undoes bigint REFERENCES judgment_log(id),
+        CHECK ((action IN ('judge','adjudicate')) = (grade IS NOT NULL))
+    );
+    CREATE INDEX judgment_log_assessor ON judgment_log (assessor, id);
+    CREATE INDEX judgment_log_item ON judgment_log (assessor, query_id, doc_id, id);
+    CREATE FUNCTION judgment_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'the judgment log is append-only (% refused)', TG_OP
+            USING HINT = 'append an undo event instead';
+    END $$;
+    CREATE TRIGGER judgment_log_no_update BEFORE UPDATE OR DELETE ON judgment_log
+        FOR EACH ROW EXECUTE FUNCTION judgment_log_append_only();
+    CREATE TRIGGER judgment_log_no_truncate BEFORE TRUNCATE ON judgment_log
+        FOR EACH STATEMENT EXECUTE FUNCTION judgment_log_append_only();
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+#: What an assessor may do, granted again after every migration (new tables get the same rule).
+_GRANTS = """
+    REVOKE ALL ON SCHEMA {schema} FROM PUBLIC;
+    GRANT USAGE ON SCHEMA {schema} TO {assessor};
+    GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {assessor};
+    REVOKE SELECT ON {schema}.provenance, {schema}.rounds FROM {assessor};
+    GRANT INSERT ON {schema}.judgment_log TO {assessor};
+"""
+
+
+def setup_advice(url: str) -> str:
+    return (
+        f"ask the database administrator to run `trec-toolkit campaign setup ADMIN_URL --organiser USER` "
+        f"(or --assessor USER) for {url}"
+    )
+
+
+def connect(url: CampaignURL) -> psycopg.Connection[Any]:
+    """A new autocommit connection (transactions are explicit) with the session settings a campaign needs.
+
+    ``synchronous_commit = on`` whatever the server default: a committed judgment must survive a power cut.
+    TCP keepalives notice a vanished server within about half a minute instead of two hours.
+    """
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    given = conninfo_to_dict(url.conninfo)
+    defaults: dict[str, Any] = {
+        "connect_timeout": CONNECT_TIMEOUT_S,
+        "application_name": "trec-toolkit",
+        "keepalives": 1,
+        "keepalives_idle": 10,
+        "keepalives_interval": 5,
+        "keepalives_count": 3,
+    }
+    options = {k: v for k, v in defaults.items() if k not in given}
+    try:
+        conn = psycopg.connect(url.conninfo, autocommit=True, **options)
+    except psycopg.OperationalError as exc:
+        raise StoreError(
+            f"{url.url}: cannot connect ({first_line(exc)}); check the host, port, user and database, "
+            "and PGPASSWORD or ~/.pgpass"
+        ) from None
+    try:
+        conn.execute("SELECT set_config('synchronous_commit', 'on', false)")
+    except psycopg.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def use_campaign(conn: psycopg.Connection[Any], name: str) -> None:
+    """Point unqualified table names at the campaign's schema (and nothing else)."""
+    conn.execute("SELECT set_config('search_path', quote_ident(%s), false)", (name,))
+
+
+def campaign_state(conn: psycopg.Connection[Any], name: str) -> tuple[bool, int | None]:
+    """(the schema exists, its version — None when it is not a campaign); one query."""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = %s), to_regclass(%s) IS NOT NULL",
+        (name, f"{name}.schema_info"),
+    ).fetchone()
+    exists, marked = (bool(row[0]), bool(row[1])) if row else (False, False)
+    if not marked:
+        return exists, None
+    from psycopg import sql
+
+    info = conn.execute(
+        sql.SQL("SELECT application, version FROM {}.schema_info").format(sql.Identifier(name))
+    ).fetchall()
+    if len(info) != 1 or info[0][0] != APPLICATION:
+        return exists, None
+    return exists, int(info[0][1])
+
+
+def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) -> None:
+    """Check the campaign's version; create it (``create=True``) or migrate it when needed."""
+    import psycopg
+
+    name = url.campaign or ""
+    try:
+        exists, version = campaign_state(conn, name)
+        _check(url, exists, version, create=create)
+        if exists and version == SCHEMA_VERSION:
+            return
+        with conn.transaction():
+            # One creator or migrator at a time; the state is read again under the lock.
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"trec-toolkit campaign {name}",))
+            exists, version = campaign_state(conn, name)
+            _check(url, exists, version, create=create)
+            if exists and version == SCHEMA_VERSION:
+                return
+            _migrate(conn, name, exists=exists, version=version or 0)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise StoreError(
+            f"{url.url}: permission denied ({first_line(exc)}); {setup_advice(url.url)}"
+        ) from None
+    except psycopg.errors.UndefinedObject as exc:  # role trec_owner does not exist
+        raise StoreError(
+            f"{url.url}: {first_line(exc)}; the database is not set up for campaigns: run "
+            "`trec-toolkit campaign setup ADMIN_URL` once"
+        ) from None
+    except psycopg.Error as exc:
+        raise StoreError(f"{url.url}: cannot open the campaign ({first_line(exc)})") from None
+
+
+def _check(url: CampaignURL, exists: bool, version: int | None, *, create: bool) -> None:
+    name = url.campaign
+    if exists and version is None:
+        raise StoreError(
+            f"{url.url}: schema {name!r} exists but is not a campaign; choose another ?campaign= name"
+        )
+    if version is not None and version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{url.url}: campaign schema version {version} is newer than this trec-toolkit supports "
+            f"({SCHEMA_VERSION}); upgrade trec-toolkit"
+        )
+    if not exists and not create:
+        raise StoreError(
+            f"{url.url}: no such campaign {name!r} in database {url.database!r}; create one with "
+            f"`trec-toolkit pool RUN… -o {url.url}`"
+        )
+
+
+def _migrate(conn: psycopg.Connection[Any], name: str, *, exists: bool, version: int) -> None:
+    """Create and/or migrate inside the caller's transaction, as the owner role (so organisers share it)."""
+    from psycopg import sql
+
+    schema = sql.Identifier(name)
+    conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(OWNER_ROLE)))
+    if not exists:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(schema))
+    conn.execute("SELECT set_config('search_path', quote_ident(%s), true)", (name,))
+    for number in range(version + 1, SCHEMA_VERSION + 1):
+        conn.execute(MIGRATIONS[number - 1])  # type: ignore[arg-type]  # a script of our own, no parameters
+        conn.execute("UPDATE schema_info SET version = %s", (number,))
+    conn.execute(
+        sql.SQL(_GRANTS).format(schema=schema, assessor=sql.Identifier(ASSESSOR_ROLE))  # type: ignore[arg-type]
+    )
+
+
+def setup_database(
+    conn: psycopg.Connection[Any],
+    database: str,
+    *,
+    organisers: Sequence[str] = (),
+    assessors: Sequence[str] = (),
+) -> list[str]:
+    """Create the two roles (once), let organisers create campaigns in ``database``, grant memberships.
+
+    Idempotent: running it again only adds the memberships asked for. Returns what was done, for the CLI.
+    """
+    import psycopg
+    from psycopg import sql
+
+    done: list[str] = []
+    with conn.transaction():
+        for role in (OWNER_ROLE, ASSESSOR_ROLE):
+            if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+                conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(role)))
+                done.append(f"created role {role}")
+        db = sql.Identifier(database)
+        conn.execute(
+            sql.SQL("GRANT CONNECT, CREATE ON DATABASE {} TO {}").format(db, sql.Identifier(OWNER_ROLE))
+        )
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(db, sql.Identifier(ASSESSOR_ROLE)))
+        done.append(f"{OWNER_ROLE} may create campaigns in database {database}")
+        for role, users in ((OWNER_ROLE, organisers), (ASSESSOR_ROLE, assessors)):
+            for user in users:
+                try:
+                    with conn.transaction():
+                        conn.execute(
+                            sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(user))
+                        )
+                except psycopg.errors.UndefinedObject:
+                    raise StoreError(
+                        f"no login role {user!r} on this server; create it first "
+                        f"(CREATE ROLE {user} LOGIN PASSWORD '…')"
+                    ) from None
+                done.append(f"{user} is a member of {role}")
+    return done
+
+
+def first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,480 @@
+"""The PostgreSQL campaign store: every SQL statement that reads or writes a campaign on a server.
+
+What it promises, as the SQLite store does: every write has committed (``synchronous_commit = on``) before
+the method returns; ``transaction()`` is one all-or-nothing commit that nested uses join; the log is
+append-only in the database itself (``schema``). Many assessors write at once, each on their own connection;
+the server orders their commits.
+
+What a server adds is a connection that can drop. The store reconnects by itself (``connection.Link``): a
+read runs again; a logged write (``record``, ``record_many``, ``undo``, ``add_note``, ``adjudicate``) runs
+again as a whole, exactly once, thanks to its client-generated event keys. The TUI's worker therefore just
+calls ``record()``: it returns once the decision is durable, after as many reconnects as it takes within
+``retry_seconds``. Organiser writes (a pooling round, assignments) are not retried: they raise, roll back
+whole, and are run again by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from toolkit.errors import StoreError
+from toolkit.judging.dump import CampaignDump
+from toolkit.judging.postgres import schema
+from toolkit.judging.postgres.connection import Link
+from toolkit.judging.postgres.url import CampaignURL, parse_campaign_url
+from toolkit.judging.records import (
+    CampaignTopic,
+    Document,
+    Item,
+    LogEvent,
+    PoolItem,
+    Provenance,
+    RoundInfo,
+    check_assessor,
+    now_iso,
+)
+from toolkit.judging.store import CampaignStore
+
+_LOG_COLUMNS = (
+    "id, time, assessor, query_id, doc_id, action, grade, note, duration_ms, position, content_hash, undoes"
+)
+_INSERT_EVENT = (
+    "INSERT INTO judgment_log (event_key, time, assessor, query_id, doc_id, action, grade, note, duration_ms, "
+    "position, content_hash, undoes) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+    "(SELECT content_hash FROM snapshots WHERE doc_id = %s ORDER BY id DESC LIMIT 1), %s) RETURNING id"
+)
+_SNAPSHOT_INSERT = (
+    "INSERT INTO snapshots (doc_id, round, title, text, content_hash, fetch_error, fetched) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+class PostgresStore(CampaignStore):
+    """A judging campaign in one schema of a PostgreSQL database; use ``CampaignStore.open(url)``.
+
+    One connection, shared by the threads of one process under a lock (the TUI records from workers).
+    """
+
+    def __init__(self, conn: psycopg.Connection[Any], url: CampaignURL) -> None:
+        self._link = Link(conn, url)
+        self.url = url
+        self.location = url.url
+        self.campaign = url.campaign or ""
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def open(cls, location: CampaignURL | str | Path, *, create: bool = False) -> PostgresStore:
+        url = location if isinstance(location, CampaignURL) else parse_campaign_url(str(location))
+        conn = schema.connect(url)
+        try:
+            schema.prepare(conn, url, create=create)
+            schema.use_campaign(conn, url.campaign or "")
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, url)
+
+    @staticmethod
+    def exists(location: str) -> bool:
+        url = parse_campaign_url(location)
+        conn = schema.connect(url)
+        try:
+            return schema.campaign_state(conn, url.campaign or "")[0]
+        finally:
+            conn.close()
+
+    @staticmethod
+    def drop(location: str) -> None:
+        """Remove a campaign that holds no topics and no log (what a failed ``campaign copy`` leaves)."""
+        from psycopg import sql
+
+        url = parse_campaign_url(location)
+        conn = schema.connect(url)
+        try:
+            exists, version = schema.campaign_state(conn, url.campaign or "")
+            if not exists or version is None:
+                return
+            name = sql.Identifier(url.campaign or "")
+            with conn.transaction():
+                used = conn.execute(
+                    sql.SQL(
+                        "SELECT EXISTS (SELECT 1 FROM {0}.topics) OR EXISTS (SELECT 1 FROM {0}.judgment_log)"
+                    ).format(name)
+                ).fetchone()
+                if used and not used[0]:
+                    conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(name))
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self._link.close()
+
+    def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]:
+        """One durable write: ``BEGIN`` … ``COMMIT``, rolled back whole on any error.
+
+        Nested uses join the outermost transaction, so several writes can be made atomic together.
+        """
+        return self._link.transaction()
+
+    @property
+    def retry_seconds(self) -> float:
+        """How long a call keeps reconnecting after the connection dropped before it raises."""
+        return self._link.retry_seconds
+
+    @retry_seconds.setter
+    def retry_seconds(self, seconds: float) -> None:
+        self._link.retry_seconds = seconds
+
+    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._link.rows(query, params)
+
+    # ------------------------------------------------------------------ the logged writes, exactly once
+
+    def record(self, *args: Any, **kwargs: Any) -> int:
+        return self._link.idempotent(
+            ("record", args, tuple(sorted(kwargs.items()))),
+            lambda: CampaignStore.record(self, *args, **kwargs),
+            lambda ids: ids[0],
+        )
+
+    def record_many(self, rows: Iterable[tuple[str, str, str, int | None, str, str | None]]) -> list[int]:
+        listed = list(rows)
+        return self._link.idempotent(
+            ("record_many", tuple(listed)), lambda: CampaignStore.record_many(self, listed), lambda ids: ids
+        )
+
+    def add_note(self, *args: Any, **kwargs: Any) -> int:
+        return self._link.idempotent(
+            ("add_note", args, tuple(sorted(kwargs.items()))),
+            lambda: CampaignStore.add_note(self, *args, **kwargs),
+            lambda ids: ids[0],
+        )
+
+    def adjudicate(self, *args: Any, **kwargs: Any) -> int:
+        return self._link.idempotent(
+            ("adjudicate", args, tuple(sorted(kwargs.items()))),
+            lambda: CampaignStore.adjudicate(self, *args, **kwargs),
+            lambda ids: ids[0],
+        )
+
+    def undo(self, assessor: str) -> Item | None:
+        return self._link.idempotent(
+            ("undo", assessor),
+            lambda: CampaignStore.undo(self, assessor),
+            lambda ids: self._undone(assessor, ids[0]),
+        )
+
+    def _undone(self, assessor: str, undo_id: int) -> Item | None:
+        """What ``undo`` returns, rebuilt from its committed event."""
+        events = {e.event_id: e for e in self.events(assessor=assessor)}
+        target = events.get(events[undo_id].undoes or -1) if undo_id in events else None
+        if target is None:
+            return None
+        for item in self.queue(assessor):
+            if (item.query_id, item.doc_id) == (target.query_id, target.doc_id):
+                return item
+        return Item(assessor, target.query_id, target.doc_id, position=-1)
+
+    # ------------------------------------------------------------------ topics, grades, documents
+
+    def topics(self) -> list[CampaignTopic]:
+        rows = self._rows(
+            "SELECT query_id, query, description, narrative, query_class FROM topics ORDER BY ord"
+        )
+        return [CampaignTopic(*row) for row in rows]
+
+    def topic(self, query_id: str) -> CampaignTopic:
+        rows = self._rows(
+            "SELECT query_id, query, description, narrative, query_class FROM topics WHERE query_id = %s",
+            (query_id,),
+        )
+        if not rows:
+            raise StoreError(f"{self.location}: no topic {query_id!r} in this campaign")
+        return CampaignTopic(*rows[0])
+
+    def grades(self) -> dict[int, str]:
+        return dict(self._rows("SELECT grade, definition FROM grades ORDER BY grade"))
+
+    def assessors(self) -> list[str]:
+        rows = self._rows(
+            "SELECT assessor FROM assignments UNION "
+            "SELECT assessor FROM judgment_log WHERE action IN ('judge','skip','unrateable')"
+        )
+        return sorted(r[0] for r in rows)  # code-point order, as SQLite's: whatever the server's collation
+
+    def assignees(self) -> list[str]:
+        return sorted(r[0] for r in self._rows("SELECT DISTINCT assessor FROM assignments"))
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._rows("SELECT key, value FROM meta"))
+
+    def document(self, doc_id: str) -> Document:
+        rows = self._rows(
+            "SELECT doc_id, title, text, content_hash, fetch_error FROM snapshots WHERE doc_id = %s "
+            "ORDER BY id DESC LIMIT 1",
+            (doc_id,),
+        )
+        if not rows:
+            raise StoreError(f"{self.location}: no snapshot of document {doc_id!r} in this campaign")
+        return Document(*rows[0])
+
+    def has_document(self, doc_id: str) -> bool:
+        return bool(self._rows("SELECT 1 FROM snapshots WHERE doc_id = %s LIMIT 1", (doc_id,)))
+
+    def latest_hashes(self) -> dict[str, str | None]:
+        rows = self._rows("SELECT doc_id, content_hash FROM snapshots ORDER BY id")
+        return {doc: h for doc, h in rows}
+
+    def knows_document(self, query_id: str, doc_id: str) -> bool:
+        rows = self._rows(
+            "SELECT EXISTS (SELECT 1 FROM pool_items WHERE query_id = %s AND doc_id = %s) "
+            "OR EXISTS (SELECT 1 FROM gold WHERE query_id = %s AND doc_id = %s) "
+            "OR EXISTS (SELECT 1 FROM snapshots WHERE doc_id = %s)",
+            (query_id, doc_id, query_id, doc_id, doc_id),
+        )
+        return bool(rows[0][0])
+
+    # ------------------------------------------------------------------ queues, pool, gold, rounds
+
+    def queue(self, assessor: str) -> list[Item]:
+        rows = self._rows(
+            "SELECT a.assessor, a.query_id, a.doc_id, a.position, a.overlap, a.gold, COALESCE(p.stale, false) "
+            "FROM assignments a LEFT JOIN pool_items p ON p.query_id = a.query_id AND p.doc_id = a.doc_id "
+            "WHERE a.assessor = %s ORDER BY a.position",
+            (assessor,),
+        )
+        return [Item(*r) for r in rows]
+
+    def gold(self) -> dict[tuple[str, str], int]:
+        return {(q, d): g for q, d, g in self._rows("SELECT query_id, doc_id, grade FROM gold")}
+
+    def pool_items(self) -> list[PoolItem]:
+        order = {t.query_id: i for i, t in enumerate(self.topics())}
+        items = [PoolItem(*r) for r in self._rows("SELECT query_id, doc_id, round, stale FROM pool_items")]
+        return sorted(items, key=lambda p: (order.get(p.query_id, len(order)), p.query_id, p.doc_id))
+
+    def provenance(self, query_id: str | None = None) -> list[Provenance]:
+        where, params = ("WHERE query_id = %s", (query_id,)) if query_id is not None else ("", ())
+        rows = self._rows(f"SELECT round, query_id, doc_id, run, rank FROM provenance {where}", params)
+        found = [Provenance(*r) for r in rows]
+        return sorted(found, key=lambda p: (p.round, p.query_id, p.rank, p.run, p.doc_id))
+
+    def rounds(self) -> list[RoundInfo]:
+        rows = self._rows(
+            "SELECT round, created, strategy, depth, budget, runs, added, stale, skipped FROM rounds ORDER BY round"
+        )
+        return [
+            RoundInfo(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), r[6], r[7], r[8]) for r in rows
+        ]
+
+    # ------------------------------------------------------------------ the log
+
+    def events(
+        self,
+        *,
+        assessor: str | None = None,
+        query_id: str | None = None,
+        doc_id: str | None = None,
+        actions: Collection[str] | None = None,
+    ) -> list[LogEvent]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, value in (("assessor", assessor), ("query_id", query_id), ("doc_id", doc_id)):
+            if value is not None:
+                clauses.append(f"{column} = %s")
+                params.append(value)
+        if actions is not None:
+            clauses.append("action = ANY(%s)")
+            params.append(sorted(actions))
+        where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
+        rows = self._rows(f"SELECT {_LOG_COLUMNS} FROM judgment_log {where}ORDER BY id", params)
+        return [LogEvent(*row) for row in rows]
+
+    def _insert_event(
+        self,
+        *,
+        time: str,
+        assessor: str,
+        query_id: str,
+        doc_id: str,
+        action: str,
+        grade: int | None,
+        note: str | None,
+        duration_ms: int | None,
+        position: int | None,
+        undoes: int | None,
+    ) -> int:
+        key = self._link.event_key()
+        with self.transaction() as conn:  # joins the caller's transaction
+            try:
+                row = conn.execute(
+                    _INSERT_EVENT,
+                    (
+                        key,
+                        time,
+                        assessor,
+                        query_id,
+                        doc_id,
+                        action,
+                        grade,
+                        note,
+                        duration_ms,
+                        position,
+                        doc_id,
+                        undoes,
+                    ),
+                ).fetchone()
+            except psycopg.Error as exc:
+                raise self._link.failure(exc, "cannot append to the judgment log") from exc
+            return int(row[0]) if row else 0
+
+    # ------------------------------------------------------------------ organiser writes
+
+    def set_topics(self, topics: Iterable[CampaignTopic], grades: Mapping[int, str]) -> None:
+        with self.transaction() as conn:
+            existing = dict(conn.execute("SELECT grade, definition FROM grades").fetchall())
+            wanted = {int(g): str(d) for g, d in grades.items()}
+            if (
+                existing
+                and set(existing) != set(wanted)
+                and conn.execute("SELECT 1 FROM judgment_log LIMIT 1").fetchone()
+            ):
+                raise StoreError(
+                    f"{self.location}: the grade scale {sorted(wanted)} differs from the campaign's "
+                    f"{sorted(existing)}; judgments exist, so use a topic set with the same grades"
+                )
+            conn.execute("DELETE FROM grades")
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO grades (grade, definition) VALUES (%s, %s)", sorted(wanted.items())
+                )
+                row = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM topics").fetchone()
+                start = int(row[0]) if row else 0
+                cur.executemany(
+                    "INSERT INTO topics (query_id, ord, query, description, narrative, query_class) "
+                    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (query_id) DO UPDATE SET query = excluded.query, "
+                    "description = excluded.description, narrative = excluded.narrative, "
+                    "query_class = excluded.query_class",
+                    [
+                        (t.query_id, start + offset, t.query, t.description, t.narrative, t.query_class)
+                        for offset, t in enumerate(topics)
+                    ],
+                )
+
+    def add_round(
+        self,
+        *,
+        strategy: str,
+        depth: int | None,
+        budget: int | None,
+        runs: Sequence[str],
+        provenance: Mapping[tuple[str, str], Sequence[tuple[str, int]]],
+        queued: Collection[tuple[str, str]],
+        stale: Collection[tuple[str, str]],
+        snapshots: Iterable[Document],
+        skipped: int,
+        params: Mapping[str, Any] | None = None,
+    ) -> int:
+        with self.transaction() as conn, conn.cursor() as cur:
+            # Rounds are numbered in order even when two organisers pool at once.
+            conn.execute("LOCK TABLE rounds IN EXCLUSIVE MODE")
+            row = conn.execute("SELECT COALESCE(MAX(round), 0) + 1 FROM rounds").fetchone()
+            number = int(row[0]) if row else 1
+            now = now_iso()
+            conn.execute(
+                "INSERT INTO rounds (round, created, strategy, depth, budget, runs, added, stale, skipped, params) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    number,
+                    now,
+                    strategy,
+                    depth,
+                    budget,
+                    json.dumps(list(runs)),
+                    len(queued) - len(stale),
+                    len(stale),
+                    skipped,
+                    json.dumps(dict(params or {}), sort_keys=True),
+                ),
+            )
+            cur.executemany(
+                "INSERT INTO provenance (round, query_id, doc_id, run, rank) VALUES (%s, %s, %s, %s, %s)",
+                [
+                    (number, q, d, run, rank)
+                    for (q, d), entries in provenance.items()
+                    for run, rank in entries
+                ],
+            )
+            stale_set = set(stale)
+            cur.executemany(
+                "INSERT INTO pool_items (query_id, doc_id, round, stale) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (query_id, doc_id) DO UPDATE SET round = excluded.round, stale = excluded.stale",
+                [(q, d, number, (q, d) in stale_set) for q, d in queued],
+            )
+            cur.executemany(
+                _SNAPSHOT_INSERT,
+                [(s.doc_id, number, s.title, s.text, s.content_hash, s.fetch_error, now) for s in snapshots],
+            )
+            return number
+
+    def add_assignments(
+        self, items: Iterable[Item], *, gold: Mapping[tuple[str, str], int] | None = None
+    ) -> int:
+        with self.transaction() as conn, conn.cursor() as cur:
+            if gold:
+                cur.executemany(
+                    "INSERT INTO gold (query_id, doc_id, grade) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (query_id, doc_id) DO UPDATE SET grade = excluded.grade",
+                    [(q, d, g) for (q, d), g in gold.items()],
+                )
+            row = conn.execute("SELECT COALESCE(MAX(round), 1) FROM rounds").fetchone()
+            number = int(row[0]) if row else 1
+            rows = [
+                (check_assessor(i.assessor), i.query_id, i.doc_id, i.position, i.overlap, i.gold, number)
+                for i in items
+            ]
+            cur.executemany(
+                "INSERT INTO assignments (assessor, query_id, doc_id, position, overlap, gold, round) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                rows,
+            )
+            return len(rows)
+
+    def add_snapshots(self, snapshots: Iterable[Document]) -> None:
+        with self.transaction() as conn, conn.cursor() as cur:
+            row = conn.execute("SELECT COALESCE(MAX(round), 0) FROM rounds").fetchone()
+            number = int(row[0]) if row else 0
+            cur.executemany(
+                _SNAPSHOT_INSERT,
+                [
+                    (s.doc_id, number, s.title, s.text, s.content_hash, s.fetch_error, now_iso())
+                    for s in snapshots
+                ],
+            )
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        with self.transaction() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                list(values.items()),
+            )
+
+    # ------------------------------------------------------------------ the whole campaign (postgres.dump)
+
+    def dump(self) -> CampaignDump:
+        from toolkit.judging.postgres.dump import dump
+
+        return dump(self)
+
+    def restore(self, dump: CampaignDump) -> None:
+        from toolkit.judging.postgres.dump import restore
+
+        restore(self, dump)
