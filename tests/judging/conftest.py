@@ -78,7 +78,7 @@ def pg_server() -> str:
     from toolkit.judging.postgres.url import parse_campaign_url
 
     user = parse_campaign_url(url, campaign_required=False).user
-    setup_campaigns(url, organisers=[user] if user else [])
+    setup_campaigns(url, organisers=[user] if user else [], assessors=[user] if user else [])
     return url
 
 

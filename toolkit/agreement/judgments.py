@@ -52,7 +52,12 @@ class JudgmentSource:
 
 
 def is_campaign(path: str | Path) -> bool:
-    """SQLite magic bytes, or a campaign suffix when the file cannot be read (the store then explains)."""
+    """A campaign URL, SQLite magic bytes, or a campaign suffix when the file cannot be read (the store then
+    explains)."""
+    from toolkit.judging.postgres.url import is_campaign_url
+
+    if is_campaign_url(path):
+        return True
     p = Path(path)
     try:
         with open(p, "rb") as handle:

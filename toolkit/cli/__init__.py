@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "export": "toolkit.cli.export:command",
     "trec_eval": "toolkit.cli.trec_eval:command",
     "example": "toolkit.cli.example:group",
+    "campaign": "toolkit.cli.campaign:group",
 }
 
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
+from toolkit.cli.options import CAMPAIGN
+
 
 @click.command()
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--adjudicator", "-a", required=True, help="Your name, recorded with every adjudicated grade.")
 @click.option("--all", "include_done", is_flag=True, help="Also revisit disagreements already adjudicated.")
 @click.option(
@@ -22,7 +24,7 @@ import click
 )
 @click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="toolkit.toml to use.")
 def command(
-    campaign: Path,
+    campaign: str | Path,
     adjudicator: str,
     include_done: bool,
     keys_file: Path | None,

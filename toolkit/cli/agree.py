@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option
+from toolkit.cli.options import CAMPAIGN, emit, format_option, output_option
 from toolkit.errors import ToolkitError, UsageError
 
 
@@ -28,7 +28,7 @@ def parse_labels(text: str | None) -> list[int] | None:
 
 
 @click.command()
-@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("source", type=CAMPAIGN)
 @click.option(
     "--labels",
     "labels_text",
@@ -48,7 +48,7 @@ def parse_labels(text: str | None) -> list[int] | None:
 @click.option("--include-gold", is_flag=True, help="Count judgments on gold items too (campaigns only).")
 @output_option
 def command(
-    source: Path,
+    source: str | Path,
     labels_text: str | None,
     fmt: str,
     seed: int,

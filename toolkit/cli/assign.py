@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolkit.cli.options import CAMPAIGN
+
 if TYPE_CHECKING:
     from toolkit.judging.assign import AssignResult
 
 
 @click.command()
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--assessors", required=True, metavar="A,B,…", help="Comma-separated assessor names.")
 @click.option(
     "--overlap",
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     "--seed", type=int, default=0, show_default=True, help="Seed of the presentation order and overlap draw."
 )
 def command(
-    campaign: Path,
+    campaign: str | Path,
     assessors: str,
     overlap_text: str,
     gold_path: Path | None,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import output_option
+from toolkit.cli.options import CAMPAIGN, output_option
 
 
 @click.command()
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.option(
     "--policy",
     "policy_text",
@@ -33,7 +33,9 @@ from toolkit.cli.options import output_option
     help="Pool items without a grade: write them as -1, or leave them out.",
 )
 @output_option
-def command(campaign: Path, policy_text: str, fallback: str, unjudged: str, output: Path | None) -> None:
+def command(
+    campaign: str | Path, policy_text: str, fallback: str, unjudged: str, output: Path | None
+) -> None:
     """Export CAMPAIGN's judgments as TREC qrels (+ a manifest NAME.qrels.json when -o is given).
 
     \b

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 
+from toolkit.cli.options import CAMPAIGN
 from toolkit.errors import UsageError
 
 
 @click.command()
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--assessor", "-a", help="Your assessor name, as given to `assign`.")
 @click.option(
     "--progress", "show_progress", is_flag=True, help="Open the organiser's progress screen instead."
@@ -30,7 +31,7 @@ from toolkit.errors import UsageError
 @click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="toolkit.toml to use.")
 @click.option("--hide-times", is_flag=True, hidden=True, help="Hide timings (for screenshots).")
 def command(
-    campaign: Path,
+    campaign: str | Path,
     assessor: str | None,
     show_progress: bool,
     keys_file: Path | None,

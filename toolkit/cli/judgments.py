@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option
+from toolkit.cli.options import CAMPAIGN, emit, format_option, output_option
 
 
 @click.group()
@@ -22,14 +22,16 @@ def group() -> None:
 
 
 @group.command("export")
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.option(
     "--log", "full_log", is_flag=True, help="The full append-only log instead of current judgments."
 )
 @click.option("--include-gold", is_flag=True, help="Also the judgments of gold (quality-control) items.")
 @format_option("tsv", "csv", "jsonl", default="tsv")
 @output_option
-def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str, output: Path | None) -> None:
+def export_command(
+    campaign: str | Path, full_log: bool, include_gold: bool, fmt: str, output: Path | None
+) -> None:
     """Write CAMPAIGN's current judgments (or, with --log, every event) as TSV, CSV or JSONL.
 
     TSV and CSV have a header and the columns assessor, query_id, doc_id, grade (a number, skip or
@@ -54,9 +56,9 @@ def export_command(campaign: Path, full_log: bool, include_gold: bool, fmt: str,
 
 
 @group.command("import")
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def import_command(campaign: Path, file: Path) -> None:
+def import_command(campaign: str | Path, file: Path) -> None:
     """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]; CSV; JSONL) to CAMPAIGN.
 
     FILE is what `judgments export` writes, in any of its formats. Every line is checked first — unknown

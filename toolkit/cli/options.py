@@ -16,6 +16,27 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class CampaignType(click.ParamType):
+    """CAMPAIGN: a path (an SQLite file) or a ``postgresql://user@host:port/db?campaign=NAME`` URL.
+
+    A URL stays a string: ``Path`` would fold its ``//``. The library checks it (a password in it is refused,
+    with the advice to use PGPASSWORD or ~/.pgpass) and reports one ``Error:`` line.
+    """
+
+    name = "campaign"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str | Path:
+        if isinstance(value, Path):
+            return value
+        from toolkit.judging.postgres.url import is_campaign_url
+
+        text = str(value)
+        return text if is_campaign_url(text) else Path(text)
+
+
+CAMPAIGN = CampaignType()
+
+
 def output_option(func: F) -> F:
     return click.option(
         "-o",

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolkit.cli.options import CAMPAIGN
+
 if TYPE_CHECKING:
     from toolkit.pooling.rounds import RoundResult
 
@@ -61,8 +63,8 @@ if TYPE_CHECKING:
     "--output",
     "campaign",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Campaign database (judging/NAME.sqlite); created, or given a new round.",
+    type=CAMPAIGN,
+    help="Campaign: judging/NAME.sqlite, or postgresql://user@host:port/db?campaign=NAME; created, or given a new round.",
 )
 def command(
     runs: tuple[Path, ...],
@@ -73,7 +75,7 @@ def command(
     exclude_paths: tuple[Path, ...],
     docs_spec: str | None,
     workers: int | None,
-    campaign: Path,
+    campaign: str | Path,
 ) -> None:
     """Pool RUNS into a campaign: topics, grade definitions, the pool with provenance, doc snapshots.
 

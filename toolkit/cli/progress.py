@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
+from toolkit.cli.options import CAMPAIGN
+
 
 @click.command()
-@click.argument("campaign", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("campaign", type=CAMPAIGN)
 @click.option(
     "--interval",
     type=click.FloatRange(min=0),
@@ -23,7 +25,7 @@ import click
     show_default=True,
     help="Flag grades given in less than this many seconds (too fast to have read the document).",
 )
-def command(campaign: Path, interval: float, fast_below: float) -> None:
+def command(campaign: str | Path, interval: float, fast_below: float) -> None:
     """Watch CAMPAIGN being judged: counts, time per topic and session, time left, gold accuracy, fast
     grades, live kappa, stale items.
 

@@ -29,28 +29,28 @@ from psycopg import errors as pgerrors
 
 from toolkit.errors import StoreError
 from toolkit.judging.postgres import schema
+from toolkit.judging.postgres.schema import ConnectionLost
 from toolkit.judging.postgres.url import CampaignURL
 
 T = TypeVar("T")
 
 #: How long a call keeps reconnecting before it gives up (a server restart, a network blip).
 RETRY_SECONDS = 60.0
-#: Connection lost (SQLSTATE class 08), the server shutting down or starting up (57P0x): reconnect.
-_LOST_STATES = ("57P01", "57P02", "57P03")
 #: The server chose this transaction as a deadlock or serialization victim: run it again.
 _AGAIN_STATES = ("40001", "40P01")
 
 
-class ConnectionLost(StoreError):
-    """The connection dropped (or the transaction was chosen as a victim) in the middle of a call."""
-
-
 class _Operation:
-    """The event keys of one logical write, handed out in the same order on every attempt at it."""
+    """The event keys of one logical write, handed out in the same order on every attempt at it.
 
-    def __init__(self, keys: list[uuid.UUID]) -> None:
+    ``single``: the operation appends one event and writes nothing else, so that INSERT may commit alone.
+    """
+
+    def __init__(self, keys: list[uuid.UUID], *, single: bool) -> None:
         self.keys = keys
         self.index = 0
+        self.single = single
+        self.written = False
 
     def next_key(self) -> uuid.UUID:
         if self.index == len(self.keys):
@@ -58,6 +58,21 @@ class _Operation:
         key = self.keys[self.index]
         self.index += 1
         return key
+
+
+class Transaction:
+    """What ``Link.transaction()`` yields: ``execute`` and ``cursor`` of the connection, after ``BEGIN``."""
+
+    def __init__(self, link: Link) -> None:
+        self._link = link
+
+    def execute(self, query: Any, params: Sequence[Any] | None = None) -> psycopg.Cursor[Any]:
+        self._link.begin()
+        return self._link.conn.execute(query, params)
+
+    def cursor(self) -> psycopg.Cursor[Any]:
+        self._link.begin()
+        return self._link.conn.cursor()
 
 
 class Link:
@@ -71,6 +86,8 @@ class Link:
         self.retry_seconds = RETRY_SECONDS
         self.lock = threading.RLock()
         self.depth = 0  # nesting level of transaction()
+        self.begun = False  # BEGIN sent in the current transaction
+        self._tx = Transaction(self)
         self._local = threading.local()
         #: Writes that gave up with an unknown outcome: (method, arguments) → their event keys.
         self._unresolved: dict[tuple[Any, ...], list[uuid.UUID]] = {}
@@ -79,43 +96,79 @@ class Link:
         with self.lock:
             self.conn.close()
 
+    @property
+    def facts(self) -> Any:
+        """The store's per-call read cache (``PostgresStore._append``), this thread's only."""
+        return getattr(self._local, "facts", None)
+
+    @facts.setter
+    def facts(self, value: Any) -> None:
+        self._local.facts = value
+
     @contextmanager
-    def transaction(self) -> Iterator[psycopg.Connection[Any]]:
-        """One durable write: ``BEGIN`` … ``COMMIT``, rolled back whole on any error; nested uses join it."""
+    def transaction(self) -> Iterator[Transaction]:
+        """One durable write, rolled back whole on any error; nested uses join the outermost one.
+
+        ``BEGIN`` is sent with the first write, not on entry: under READ COMMITTED a read sees the same
+        committed rows inside a transaction or out, and the round trip saved is paid by every judgment.
+        A write that is one event and nothing else (``write_event`` of a ``single`` operation) needs no
+        ``BEGIN`` … ``COMMIT`` at all: one INSERT is its own transaction, durable when it returns.
+        """
         with self.lock:
             if self.depth:
                 self.depth += 1
                 try:
-                    yield self.conn
+                    yield self._tx
                 finally:
                     self.depth -= 1
                 return
-            self.depth = 1
+            self.depth, self.begun = 1, False
             try:
-                with self.conn.transaction():
-                    yield self.conn
+                yield self._tx
+                if self.begun:
+                    self.conn.execute("COMMIT")
             except psycopg.Error as exc:
+                self._rollback()
                 raise self.failure(exc, "write failed and was rolled back") from exc
+            except BaseException:
+                self._rollback()
+                raise
             finally:
-                self.depth = 0
+                self.depth, self.begun = 0, False
+
+    def begin(self) -> None:
+        """Start the transaction before its first write (see ``transaction``)."""
+        if self.depth and not self.begun:
+            self.conn.execute("BEGIN")
+            self.begun = True
+
+    def _rollback(self) -> None:
+        if self.begun and not self.conn.closed:
+            with suppress(psycopg.Error):
+                self.conn.execute("ROLLBACK")
+
+    def write_event(self, query: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+        """Append one event: alone in its own implicit transaction when the operation is that one event,
+        else inside the caller's transaction."""
+        op: _Operation | None = getattr(self._local, "op", None)
+        alone = op is not None and op.single and not self.begun and not op.written
+        if not alone:
+            self.begin()
+        row = self.conn.execute(query, params).fetchone()  # type: ignore[arg-type]
+        if op is not None:
+            op.written = True
+        return row
 
     def failure(self, exc: psycopg.Error, doing: str) -> StoreError:
         """The one-line error for a driver error; ``ConnectionLost`` when running again may succeed."""
         message = (exc.diag.message_primary if exc.diag else None) or schema.first_line(exc)
         state = exc.sqlstate or ""
-        if (
-            self.conn.closed
-            or state.startswith("08")
-            or state in _LOST_STATES
-            or (state == "" and isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError))
-        ):
+        if schema.is_lost(exc, self.conn):
             return ConnectionLost(f"{self.location}: connection lost ({message})")
         if state in _AGAIN_STATES:
             return ConnectionLost(f"{self.location}: {message}")
         if isinstance(exc, pgerrors.InsufficientPrivilege):
-            return StoreError(
-                f"{self.location}: permission denied ({message}); {schema.setup_advice(self.location)}"
-            )
+            return StoreError(f"{self.location}: permission denied ({message}); {schema.setup_advice()}")
         return StoreError(f"{self.location}: {doing} ({message})")
 
     def reconnect(self) -> None:
@@ -126,7 +179,7 @@ class Link:
             schema.use_campaign(conn, self.campaign)
         except psycopg.Error as exc:
             conn.close()
-            raise ConnectionLost(f"{self.location}: connection lost ({exc})") from None
+            raise ConnectionLost(f"{self.location}: connection lost ({schema.first_line(exc)})") from None
         self.conn = conn
 
     def _again(self, deadline: float, delay: float, cause: StoreError) -> float:
@@ -166,7 +219,12 @@ class Link:
         return self.read(lambda conn: conn.execute(query, params).fetchall())  # type: ignore[arg-type]
 
     def idempotent(
-        self, signature: tuple[Any, ...], op: Callable[[], T], done: Callable[[list[int]], T]
+        self,
+        signature: tuple[Any, ...],
+        op: Callable[[], T],
+        done: Callable[[list[int]], T],
+        *,
+        single: bool = False,
     ) -> T:
         """Run the write ``op`` until it is known to have committed exactly once.
 
@@ -175,14 +233,14 @@ class Link:
         with self.lock:
             if self.depth:  # inside the caller's transaction: the caller's retry, if any, decides
                 return op()
-            state = _Operation(self._unresolved.pop(signature, []))
+            state = _Operation(self._unresolved.pop(signature, []), single=single)
             self._local.op = state
             deadline, delay = clock.monotonic() + self.retry_seconds, 0.05
             try:
                 if state.keys and (ids := self.committed(state.keys)):
                     return done(ids)
                 while True:
-                    state.index = 0
+                    state.index, state.written = 0, False
                     try:
                         return op()
                     except ConnectionLost as lost:

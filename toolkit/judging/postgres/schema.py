@@ -111,10 +111,33 @@ _GRANTS = """
 """
 
 
-def setup_advice(url: str) -> str:
+class ConnectionLost(StoreError):
+    """The connection dropped (or the transaction was chosen as a victim) in the middle of a call."""
+
+
+#: SQLSTATEs of a lost connection (class 08) and of a server shutting down or starting up (57P0x).
+LOST_STATES = ("57P01", "57P02", "57P03")
+
+
+def is_lost(exc: BaseException, conn: psycopg.Connection[Any] | None = None) -> bool:
+    """A connection-level failure: reconnecting and running the call again may succeed."""
+    import psycopg
+
+    if not isinstance(exc, psycopg.Error):
+        return False
+    state = exc.sqlstate or ""
     return (
-        f"ask the database administrator to run `trec-toolkit campaign setup ADMIN_URL --organiser USER` "
-        f"(or --assessor USER) for {url}"
+        (conn is not None and conn.closed)
+        or state.startswith("08")
+        or state in LOST_STATES
+        or (state == "" and isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError))
+    )
+
+
+def setup_advice() -> str:
+    return (
+        "organisers need `trec-toolkit campaign setup ADMIN_URL --organiser USER`, assessors "
+        "`--assessor USER` (ask the database administrator)"
     )
 
 
@@ -146,9 +169,9 @@ def connect(url: CampaignURL) -> psycopg.Connection[Any]:
         ) from None
     try:
         conn.execute("SELECT set_config('synchronous_commit', 'on', false)")
-    except psycopg.Error:
+    except psycopg.Error as exc:
         conn.close()
-        raise
+        raise ConnectionLost(f"{url.url}: connection lost ({first_line(exc)})") from None
     return conn
 
 
@@ -195,15 +218,15 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
                 return
             _migrate(conn, name, exists=exists, version=version or 0)
     except psycopg.errors.InsufficientPrivilege as exc:
-        raise StoreError(
-            f"{url.url}: permission denied ({first_line(exc)}); {setup_advice(url.url)}"
-        ) from None
+        raise StoreError(f"{url.url}: permission denied ({first_line(exc)}); {setup_advice()}") from None
     except psycopg.errors.UndefinedObject as exc:  # role trec_owner does not exist
         raise StoreError(
             f"{url.url}: {first_line(exc)}; the database is not set up for campaigns: run "
             "`trec-toolkit campaign setup ADMIN_URL` once"
         ) from None
     except psycopg.Error as exc:
+        if is_lost(exc, conn):
+            raise ConnectionLost(f"{url.url}: connection lost ({first_line(exc)})") from None
         raise StoreError(f"{url.url}: cannot open the campaign ({first_line(exc)})") from None
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import psycopg
 from toolkit.errors import StoreError
 from toolkit.judging.dump import CampaignDump
 from toolkit.judging.postgres import schema
-from toolkit.judging.postgres.connection import Link
+from toolkit.judging.postgres.connection import Link, Transaction
 from toolkit.judging.postgres.url import CampaignURL, parse_campaign_url
 from toolkit.judging.records import (
     CampaignTopic,
@@ -41,6 +42,9 @@ from toolkit.judging.records import (
 )
 from toolkit.judging.store import CampaignStore
 
+#: How often ``open`` tries again when the connection drops while it opens (not when it cannot connect).
+OPEN_ATTEMPTS = 5
+
 _LOG_COLUMNS = (
     "id, time, assessor, query_id, doc_id, action, grade, note, duration_ms, position, content_hash, undoes"
 )
@@ -53,6 +57,30 @@ _SNAPSHOT_INSERT = (
     "INSERT INTO snapshots (doc_id, round, title, text, content_hash, fetch_error, fetched) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s)"
 )
+
+
+#: What the interface's rules read before appending an event, in one query: the grade scale, the topic, and
+#: whether the document is in the campaign (pooled or gold for the topic, or snapshotted).
+_FACTS = (
+    "SELECT (SELECT array_agg(grade ORDER BY grade) FROM grades), "
+    "(SELECT array_agg(definition ORDER BY grade) FROM grades), "
+    "t.query_id, t.query, t.description, t.narrative, t.query_class, "
+    "EXISTS (SELECT 1 FROM pool_items WHERE query_id = %s AND doc_id = %s) "
+    "OR EXISTS (SELECT 1 FROM gold WHERE query_id = %s AND doc_id = %s) "
+    "OR EXISTS (SELECT 1 FROM snapshots WHERE doc_id = %s) "
+    "FROM (SELECT 1) AS one LEFT JOIN topics t ON t.query_id = %s"
+)
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """The answers of ``_FACTS`` for one event being appended (this thread, this call only)."""
+
+    query_id: str
+    doc_id: str
+    grades: dict[int, str]
+    topic: CampaignTopic | None
+    known: bool
 
 
 class PostgresStore(CampaignStore):
@@ -72,14 +100,31 @@ class PostgresStore(CampaignStore):
     @classmethod
     def open(cls, location: CampaignURL | str | Path, *, create: bool = False) -> PostgresStore:
         url = location if isinstance(location, CampaignURL) else parse_campaign_url(str(location))
-        conn = schema.connect(url)
-        try:
-            schema.prepare(conn, url, create=create)
-            schema.use_campaign(conn, url.campaign or "")
-        except BaseException:
-            conn.close()
-            raise
-        return cls(conn, url)
+        for attempt in range(OPEN_ATTEMPTS):  # a connection dropped while opening: open again
+            try:
+                conn = schema.connect(url)
+            except schema.ConnectionLost:
+                if attempt + 1 == OPEN_ATTEMPTS:
+                    raise
+                continue
+            try:
+                schema.prepare(conn, url, create=create)
+                schema.use_campaign(conn, url.campaign or "")
+                return cls(conn, url)
+            except psycopg.Error as exc:
+                conn.close()
+                if not schema.is_lost(exc, conn) or attempt + 1 == OPEN_ATTEMPTS:
+                    raise StoreError(
+                        f"{url.url}: cannot open the campaign ({schema.first_line(exc)})"
+                    ) from None
+            except schema.ConnectionLost:
+                conn.close()
+                if attempt + 1 == OPEN_ATTEMPTS:
+                    raise
+            except BaseException:
+                conn.close()
+                raise
+        raise AssertionError("unreachable")
 
     @staticmethod
     def exists(location: str) -> bool:
@@ -116,7 +161,7 @@ class PostgresStore(CampaignStore):
     def close(self) -> None:
         self._link.close()
 
-    def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]:
+    def transaction(self) -> AbstractContextManager[Transaction]:
         """One durable write: ``BEGIN`` … ``COMMIT``, rolled back whole on any error.
 
         Nested uses join the outermost transaction, so several writes can be made atomic together.
@@ -142,6 +187,7 @@ class PostgresStore(CampaignStore):
             ("record", args, tuple(sorted(kwargs.items()))),
             lambda: CampaignStore.record(self, *args, **kwargs),
             lambda ids: ids[0],
+            single=True,
         )
 
     def record_many(self, rows: Iterable[tuple[str, str, str, int | None, str, str | None]]) -> list[int]:
@@ -155,6 +201,7 @@ class PostgresStore(CampaignStore):
             ("add_note", args, tuple(sorted(kwargs.items()))),
             lambda: CampaignStore.add_note(self, *args, **kwargs),
             lambda ids: ids[0],
+            single=True,
         )
 
     def adjudicate(self, *args: Any, **kwargs: Any) -> int:
@@ -162,14 +209,22 @@ class PostgresStore(CampaignStore):
             ("adjudicate", args, tuple(sorted(kwargs.items()))),
             lambda: CampaignStore.adjudicate(self, *args, **kwargs),
             lambda ids: ids[0],
+            single=True,
         )
 
     def undo(self, assessor: str) -> Item | None:
         return self._link.idempotent(
             ("undo", assessor),
-            lambda: CampaignStore.undo(self, assessor),
+            lambda: self._undo_alone(assessor),
             lambda ids: self._undone(assessor, ids[0]),
         )
+
+    def _undo_alone(self, assessor: str) -> Item | None:
+        """``undo`` reads what to cancel, then appends: one undo per assessor at a time (two windows of one
+        assessor must not both cancel the same decision), as SQLite's single writer gives for free."""
+        with self.transaction() as tx:
+            tx.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.campaign} undo {assessor}",))
+            return CampaignStore.undo(self, assessor)
 
     def _undone(self, assessor: str, undo_id: int) -> Item | None:
         """What ``undo`` returns, rebuilt from its committed event."""
@@ -182,6 +237,32 @@ class PostgresStore(CampaignStore):
                 return item
         return Item(assessor, target.query_id, target.doc_id, position=-1)
 
+    # ------------------------------------------------------------------ the rules' reads, in one query
+
+    def _append(self, assessor: str, query_id: str, doc_id: str, action: str, **event: Any) -> int:
+        """The interface's checks, with the three reads they make (scale, topic, document) answered by one
+        query: a judgment costs two round trips to the server (these facts, the INSERT), not five."""
+        row = self._rows(_FACTS, (query_id, doc_id, query_id, doc_id, doc_id, query_id))[0]
+        grades, definitions, topic, known = row[0] or [], row[1] or [], row[2:7], row[7]
+        facts = _Facts(
+            query_id,
+            doc_id,
+            dict(zip(grades, definitions, strict=True)),
+            CampaignTopic(*topic) if topic[0] is not None else None,
+            bool(known),
+        )
+        self._link.facts = facts
+        try:
+            return super()._append(assessor, query_id, doc_id, action, **event)
+        finally:
+            self._link.facts = None
+
+    def _facts(self, query_id: str, doc_id: str | None = None) -> _Facts | None:
+        facts: _Facts | None = self._link.facts
+        if facts is None or facts.query_id != query_id or (doc_id is not None and facts.doc_id != doc_id):
+            return None
+        return facts
+
     # ------------------------------------------------------------------ topics, grades, documents
 
     def topics(self) -> list[CampaignTopic]:
@@ -191,6 +272,9 @@ class PostgresStore(CampaignStore):
         return [CampaignTopic(*row) for row in rows]
 
     def topic(self, query_id: str) -> CampaignTopic:
+        facts = self._facts(query_id)
+        if facts is not None and facts.topic is not None:
+            return facts.topic
         rows = self._rows(
             "SELECT query_id, query, description, narrative, query_class FROM topics WHERE query_id = %s",
             (query_id,),
@@ -200,6 +284,9 @@ class PostgresStore(CampaignStore):
         return CampaignTopic(*rows[0])
 
     def grades(self) -> dict[int, str]:
+        facts = self._link.facts
+        if facts is not None:
+            return dict(facts.grades)
         return dict(self._rows("SELECT grade, definition FROM grades ORDER BY grade"))
 
     def assessors(self) -> list[str]:
@@ -233,6 +320,9 @@ class PostgresStore(CampaignStore):
         return {doc: h for doc, h in rows}
 
     def knows_document(self, query_id: str, doc_id: str) -> bool:
+        facts = self._facts(query_id, doc_id)
+        if facts is not None:
+            return facts.known
         rows = self._rows(
             "SELECT EXISTS (SELECT 1 FROM pool_items WHERE query_id = %s AND doc_id = %s) "
             "OR EXISTS (SELECT 1 FROM gold WHERE query_id = %s AND doc_id = %s) "
@@ -312,9 +402,9 @@ class PostgresStore(CampaignStore):
         undoes: int | None,
     ) -> int:
         key = self._link.event_key()
-        with self.transaction() as conn:  # joins the caller's transaction
+        with self.transaction():  # joins the caller's transaction
             try:
-                row = conn.execute(
+                row = self._link.write_event(
                     _INSERT_EVENT,
                     (
                         key,
@@ -330,7 +420,7 @@ class PostgresStore(CampaignStore):
                         doc_id,
                         undoes,
                     ),
-                ).fetchone()
+                )
             except psycopg.Error as exc:
                 raise self._link.failure(exc, "cannot append to the judgment log") from exc
             return int(row[0]) if row else 0
