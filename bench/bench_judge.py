@@ -8,6 +8,8 @@ the document is put on screen). Every measured key includes writing the judgment
 
     .venv/bin/python bench/bench_judge.py              # 300 keys, prints median / p95 / max
     .venv/bin/python bench/bench_judge.py --keys 1000 --items 10000
+    .venv/bin/python bench/bench_judge.py --url postgresql://user@127.0.0.1:5432/db   # the PostgreSQL store
+                                                       # (a fresh campaign, dropped afterwards; PGPASSWORD)
 
 Not a timed test: run it by hand; the README quotes its output.
 """
@@ -21,11 +23,15 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from toolkit.judging.records import CampaignTopic, Document, Item
 from toolkit.judging.store import CampaignStore
 from toolkit.model import DEFAULT_GRADES
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_pg import campaign_url, drop  # noqa: E402
 
 PARAGRAPH = (
     "The `{name}` type conforms to `Hashable`, so instances can be stored in a `Set` or used as `Dictionary` "
@@ -39,7 +45,7 @@ def document(i: int) -> Document:
     return Document(f"doc-{i:05d}", name, text, hashlib.sha256(text.encode()).hexdigest())
 
 
-def build(path: Path, items: int, per_topic: int = 100) -> None:
+def build(path: Path | str, items: int, per_topic: int = 100) -> None:
     topics = [
         CampaignTopic(
             f"q{t:03d}", f"hashable symbol {t}", "Which page explains it?", "The symbol's page.", "prose"
@@ -63,7 +69,7 @@ def build(path: Path, items: int, per_topic: int = 100) -> None:
         store.add_assignments(Item("alice", q, d, position=i) for i, (q, d) in enumerate(pool))
 
 
-async def measure(path: Path, keys: int) -> tuple[list[float], float]:
+async def measure(path: Path | str, keys: int) -> tuple[list[float], float]:
     from toolkit.tui.judge import judge_app
     from toolkit.tui.widgets import DocumentView
 
@@ -105,16 +111,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--keys", type=int, default=300)
+    parser.add_argument("--url", default=None, help="a PostgreSQL server URL (no campaign) instead of SQLite")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.sqlite"
-        t = time.perf_counter()
-        build(path, args.items)
-        print(f"built a {args.items}-item campaign in {time.perf_counter() - t:.1f} s", file=sys.stderr)
-        latencies, startup = asyncio.run(measure(path, args.keys))
+        name = f"bench_{uuid.uuid4().hex[:12]}"
+        path: Path | str = Path(tmp) / "bench.sqlite" if args.url is None else campaign_url(args.url, name)
+        try:
+            t = time.perf_counter()
+            build(path, args.items)
+            print(f"built a {args.items}-item campaign in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+            latencies, startup = asyncio.run(measure(path, args.keys))
+        finally:
+            if args.url is not None:
+                drop(args.url, name)
     latencies.sort()
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
-    print(f"pool: {args.items} items; app start to first document: {startup * 1000:.0f} ms")
+    store = "SQLite" if args.url is None else "PostgreSQL"
+    print(f"{store} store, pool: {args.items} items; app start to first document: {startup * 1000:.0f} ms")
     print(
         f"key → next document displayed over {len(latencies)} keys: median {statistics.median(latencies):.1f} ms, "
         f"p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms"

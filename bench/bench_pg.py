@@ -76,7 +76,9 @@ def drop(server: str, name: str) -> None:
 
     from toolkit.judging.postgres.url import parse_campaign_url
 
-    with psycopg.connect(parse_campaign_url(server, campaign_required=False).conninfo, autocommit=True) as conn:
+    with psycopg.connect(
+        parse_campaign_url(server, campaign_required=False).conninfo, autocommit=True
+    ) as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
 
 
