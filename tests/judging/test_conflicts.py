@@ -14,8 +14,8 @@ from toolkit.judging.store import NO_DECISION, CampaignStore, ConflictError
 
 
 @pytest.fixture
-def path(tmp_path: Path, make_campaign) -> Path:
-    return make_campaign(tmp_path / "c.sqlite")
+def path(location: Path | str, make_campaign) -> Path | str:
+    return make_campaign(location)  # on each backend
 
 
 def test_current_decision_carries_its_event_id(path: Path) -> None:

@@ -331,3 +331,32 @@ def test_the_judging_screen_records_through_a_killed_connection(pg_location: str
     asyncio.run(session())
     with CampaignStore.open(pg_location) as store:
         assert [(e.doc_id, e.grade) for e in store.log()] == [("d1", 2), ("d2", 0)]
+
+
+def test_two_windows_racing_on_one_item_give_one_write_and_conflicts(pg_location: str, make_campaign) -> None:
+    """Eight windows of one assessor, each on its own connection, all expecting "no decision" at once:
+    the per-assessor lock lets exactly one write; the others see it and write nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from toolkit.judging.store import NO_DECISION, ConflictError
+
+    make_campaign(pg_location)
+    windows = [CampaignStore.open(pg_location) for _ in range(8)]
+    barrier = threading.Barrier(len(windows))
+
+    def attempt(i: int) -> str:
+        barrier.wait()
+        try:
+            windows[i].record("alice", "q1", "d1", grade=i % 4, expect_event=NO_DECISION)
+            return "written"
+        except ConflictError:
+            return "conflict"
+
+    try:
+        with ThreadPoolExecutor(max_workers=len(windows)) as pool:
+            outcomes = sorted(pool.map(attempt, range(len(windows))))
+        assert outcomes == ["conflict"] * 7 + ["written"]
+        assert len(windows[0].log()) == 1
+    finally:
+        for w in windows:
+            w.close()

@@ -12,6 +12,7 @@ psycopg 3 is an optional dependency: ``pip install 'trec-toolkit[postgresql]'``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from toolkit.errors import StoreError
@@ -39,6 +40,17 @@ def open_store(url: str, *, create: bool = False) -> PostgresStore:
     from toolkit.judging.postgres.store import PostgresStore
 
     return PostgresStore.open(parsed, create=create)
+
+
+def create_store(url: str) -> AbstractContextManager[PostgresStore]:
+    """``CampaignStore.create`` for a ``postgresql://`` URL."""
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    parsed = parse_campaign_url(url)
+    require_driver()
+    from toolkit.judging.postgres.store import PostgresStore
+
+    return PostgresStore.create(parsed)
 
 
 def setup_campaigns(
@@ -76,4 +88,4 @@ def setup_campaigns(
     return done
 
 
-__all__ = ["INSTALL_ADVICE", "open_store", "require_driver", "setup_campaigns"]
+__all__ = ["INSTALL_ADVICE", "create_store", "open_store", "require_driver", "setup_campaigns"]

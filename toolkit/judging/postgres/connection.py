@@ -88,6 +88,8 @@ class Link:
         self.depth = 0  # nesting level of transaction()
         self.begun = False  # BEGIN sent in the current transaction
         self._tx = Transaction(self)
+        #: The campaign's advisory write lock (``begin``); a lone event INSERT takes it shared in-statement.
+        self.write_key = schema.lock_key(self.campaign)
         self._local = threading.local()
         #: Writes that gave up with an unknown outcome: (method, arguments) → their event keys.
         self._unresolved: dict[tuple[Any, ...], list[uuid.UUID]] = {}
@@ -137,9 +139,16 @@ class Link:
                 self.depth, self.begun = 0, False
 
     def begin(self) -> None:
-        """Start the transaction before its first write (see ``transaction``)."""
+        """Start the transaction before its first write, with the campaign's write lock (see ``transaction``).
+
+        Organiser writes hold the lock alone, as SQLite's ``BEGIN IMMEDIATE`` does: what they read inside the
+        transaction is what they write on. Judgments share it, so assessors never wait for each other, only
+        for an organiser's round. One round trip: both statements go as one simple query.
+        """
         if self.depth and not self.begun:
-            self.conn.execute("BEGIN")
+            op: _Operation | None = getattr(self._local, "op", None)
+            mode = "pg_advisory_xact_lock_shared" if op is not None else "pg_advisory_xact_lock"
+            self.conn.execute(f"BEGIN; SELECT {mode}({self.write_key})")  # type: ignore[arg-type]
             self.begun = True
 
     def _rollback(self) -> None:
@@ -147,14 +156,17 @@ class Link:
             with suppress(psycopg.Error):
                 self.conn.execute("ROLLBACK")
 
-    def write_event(self, query: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
-        """Append one event: alone in its own implicit transaction when the operation is that one event,
-        else inside the caller's transaction."""
+    def write_event(self, query: str, lone_query: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+        """Append one event: alone in its own implicit transaction when the operation is that one event
+        (``lone_query``, which takes the shared write lock itself, given ``params`` plus the lock key), else
+        inside the caller's transaction (``query``)."""
         op: _Operation | None = getattr(self._local, "op", None)
         alone = op is not None and op.single and not self.begun and not op.written
-        if not alone:
+        if alone:
+            row = self.conn.execute(lone_query, (*params, self.write_key)).fetchone()  # type: ignore[arg-type]
+        else:
             self.begin()
-        row = self.conn.execute(query, params).fetchone()  # type: ignore[arg-type]
+            row = self.conn.execute(query, params).fetchone()  # type: ignore[arg-type]
         if op is not None:
             op.written = True
         return row
@@ -167,6 +179,13 @@ class Link:
             return ConnectionLost(f"{self.location}: connection lost ({message})")
         if state in _AGAIN_STATES:
             return ConnectionLost(f"{self.location}: {message}")
+        if state == "55P03":  # lock_timeout: an organiser's transaction held the campaign too long
+            from toolkit.judging.store import BusyError
+
+            return BusyError(
+                f"{self.location}: the campaign is busy (another write held it for {schema.LOCK_TIMEOUT_S} s); "
+                "nothing was written, try again"
+            )
         if isinstance(exc, pgerrors.InsufficientPrivilege):
             return StoreError(f"{self.location}: permission denied ({message}); {schema.setup_advice()}")
         return StoreError(f"{self.location}: {doing} ({message})")

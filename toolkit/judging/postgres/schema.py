@@ -31,6 +31,9 @@ OWNER_ROLE = "trec_owner"
 ASSESSOR_ROLE = "trec_assessor"
 APPLICATION = "trec-toolkit campaign"
 
+#: Seconds a write waits for the campaign's write lock (an organiser's round) before ``BusyError``.
+LOCK_TIMEOUT_S = 30
+
 #: Seconds to wait for the server when connecting; the store's retries wait longer (``RETRY_SECONDS``).
 CONNECT_TIMEOUT_S = 10
 
@@ -134,6 +137,14 @@ def is_lost(exc: BaseException, conn: psycopg.Connection[Any] | None = None) -> 
     )
 
 
+def lock_key(*parts: str) -> int:
+    """A stable 64-bit advisory lock key for the campaign (and an assessor): the same in every process."""
+    import hashlib
+
+    digest = hashlib.sha256("\x1f".join(("trec-toolkit", *parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 def setup_advice() -> str:
     return (
         "organisers need `trec-toolkit campaign setup ADMIN_URL --organiser USER`, assessors "
@@ -168,7 +179,10 @@ def connect(url: CampaignURL) -> psycopg.Connection[Any]:
             "and PGPASSWORD or ~/.pgpass"
         ) from None
     try:
-        conn.execute("SELECT set_config('synchronous_commit', 'on', false)")
+        conn.execute(
+            "SELECT set_config('synchronous_commit', 'on', false), set_config('lock_timeout', %s, false)",
+            (f"{int(LOCK_TIMEOUT_S * 1000)}ms",),
+        )
     except psycopg.Error as exc:
         conn.close()
         raise ConnectionLost(f"{url.url}: connection lost ({first_line(exc)})") from None
@@ -242,10 +256,38 @@ def _check(url: CampaignURL, exists: bool, version: int | None, *, create: bool)
             f"({SCHEMA_VERSION}); upgrade trec-toolkit"
         )
     if not exists and not create:
-        raise StoreError(
+        from toolkit.judging.store import MissingCampaignError
+
+        raise MissingCampaignError(
             f"{url.url}: no such campaign {name!r} in database {url.database!r}; create one with "
             f"`trec-toolkit pool RUN… -o {url.url}`"
         )
+
+
+def create_in_transaction(conn: psycopg.Connection[Any], url: CampaignURL) -> None:
+    """Create the campaign inside the caller's open transaction (``CampaignStore.create``): it appears to
+    others only when that transaction commits; ``CampaignExistsError`` when it is there already."""
+    import psycopg
+
+    from toolkit.judging.store import CampaignExistsError
+
+    name = url.campaign or ""
+    exists, _ = campaign_state(conn, name)
+    if exists:
+        raise CampaignExistsError(
+            f"{url.url}: a campaign (or schema) {name!r} exists already; nothing was replaced"
+        )
+    try:
+        _migrate(conn, name, exists=False, version=0)
+    except psycopg.errors.UndefinedObject as exc:  # role trec_owner does not exist
+        raise StoreError(
+            f"{url.url}: {first_line(exc)}; the database is not set up for campaigns: run "
+            "`trec-toolkit campaign setup ADMIN_URL` once"
+        ) from None
+    except psycopg.errors.DuplicateSchema:
+        raise CampaignExistsError(
+            f"{url.url}: another process created campaign {name!r} meanwhile; nothing was replaced"
+        ) from None
 
 
 def _migrate(conn: psycopg.Connection[Any], name: str, *, exists: bool, version: int) -> None:

@@ -16,11 +16,11 @@ whole, and are run again by hand.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -42,16 +42,28 @@ from toolkit.judging.records import (
 )
 from toolkit.judging.store import CampaignStore
 
+T = TypeVar("T")
+
 #: How often ``open`` tries again when the connection drops while it opens (not when it cannot connect).
 OPEN_ATTEMPTS = 5
 
 _LOG_COLUMNS = (
     "id, time, assessor, query_id, doc_id, action, grade, note, duration_ms, position, content_hash, undoes"
 )
-_INSERT_EVENT = (
+_EVENT_COLUMNS = (
     "INSERT INTO judgment_log (event_key, time, assessor, query_id, doc_id, action, grade, note, duration_ms, "
-    "position, content_hash, undoes) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
-    "(SELECT content_hash FROM snapshots WHERE doc_id = %s ORDER BY id DESC LIMIT 1), %s) RETURNING id"
+    "position, content_hash, undoes) "
+)
+_EVENT_VALUES = (
+    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+    "(SELECT content_hash FROM snapshots WHERE doc_id = %s ORDER BY id DESC LIMIT 1), %s"
+)
+#: One event inside a transaction that holds the campaign's write lock already.
+_INSERT_EVENT = f"{_EVENT_COLUMNS}VALUES ({_EVENT_VALUES}) RETURNING id"
+#: One event as its own transaction: the statement takes the write lock (shared) itself.
+_INSERT_LONE_EVENT = (
+    f"{_EVENT_COLUMNS}SELECT {_EVENT_VALUES} FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS write_lock "
+    "RETURNING id"
 )
 _SNAPSHOT_INSERT = (
     "INSERT INTO snapshots (doc_id, round, title, text, content_hash, fetch_error, fetched) "
@@ -126,6 +138,24 @@ class PostgresStore(CampaignStore):
                 raise
         raise AssertionError("unreachable")
 
+    @classmethod
+    @contextmanager
+    def create(cls, location: CampaignURL | str | Path) -> Iterator[PostgresStore]:
+        """A new campaign built inside one transaction: it appears to other connections only when the block
+        succeeds (``CampaignStore.create``); ``CampaignExistsError`` when one is there already."""
+        url = location if isinstance(location, CampaignURL) else parse_campaign_url(str(location))
+        store = cls(schema.connect(url), url)
+        try:
+            with store.transaction():
+                store._link.begin()
+                try:
+                    schema.create_in_transaction(store._link.conn, url)
+                except psycopg.Error as exc:
+                    raise store._link.failure(exc, "cannot create the campaign") from exc
+                yield store
+        finally:
+            store.close()
+
     @staticmethod
     def exists(location: str) -> bool:
         url = parse_campaign_url(location)
@@ -183,12 +213,25 @@ class PostgresStore(CampaignStore):
     # ------------------------------------------------------------------ the logged writes, exactly once
 
     def record(self, *args: Any, **kwargs: Any) -> int:
+        conditional = kwargs.get("expect_event") is not None
+        assessor = str(args[0] if args else kwargs.get("assessor", ""))
+
+        def write() -> int:
+            if conditional:
+                return self._alone(assessor, lambda: CampaignStore.record(self, *args, **kwargs))
+            return CampaignStore.record(self, *args, **kwargs)
+
         return self._link.idempotent(
-            ("record", args, tuple(sorted(kwargs.items()))),
-            lambda: CampaignStore.record(self, *args, **kwargs),
-            lambda ids: ids[0],
-            single=True,
+            ("record", args, tuple(sorted(kwargs.items()))), write, lambda ids: ids[0], single=not conditional
         )
+
+    def _alone(self, assessor: str, write: Callable[[], T]) -> T:
+        """Run ``write`` as the only writer for ``assessor``: what it reads of their decisions (``undo``'s
+        target, ``expect_event``'s check) is what it writes on — two windows of one assessor never both
+        act on the same decision. Other assessors are not held up."""
+        with self.transaction() as tx:
+            tx.execute("SELECT pg_advisory_xact_lock(%s)", (schema.lock_key(self.campaign, assessor),))
+            return write()
 
     def record_many(self, rows: Iterable[tuple[str, str, str, int | None, str, str | None]]) -> list[int]:
         listed = list(rows)
@@ -212,19 +255,14 @@ class PostgresStore(CampaignStore):
             single=True,
         )
 
-    def undo(self, assessor: str) -> Item | None:
+    def undo(self, assessor: str, *, expect_event: int | None = None) -> Item | None:
         return self._link.idempotent(
-            ("undo", assessor),
-            lambda: self._undo_alone(assessor),
+            ("undo", assessor, expect_event),
+            lambda: self._alone(
+                assessor, lambda: CampaignStore.undo(self, assessor, expect_event=expect_event)
+            ),
             lambda ids: self._undone(assessor, ids[0]),
         )
-
-    def _undo_alone(self, assessor: str) -> Item | None:
-        """``undo`` reads what to cancel, then appends: one undo per assessor at a time (two windows of one
-        assessor must not both cancel the same decision), as SQLite's single writer gives for free."""
-        with self.transaction() as tx:
-            tx.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.campaign} undo {assessor}",))
-            return CampaignStore.undo(self, assessor)
 
     def _undone(self, assessor: str, undo_id: int) -> Item | None:
         """What ``undo`` returns, rebuilt from its committed event."""
@@ -406,6 +444,7 @@ class PostgresStore(CampaignStore):
             try:
                 row = self._link.write_event(
                     _INSERT_EVENT,
+                    _INSERT_LONE_EVENT,
                     (
                         key,
                         time,
@@ -427,23 +466,18 @@ class PostgresStore(CampaignStore):
 
     # ------------------------------------------------------------------ organiser writes
 
-    def set_topics(self, topics: Iterable[CampaignTopic], grades: Mapping[int, str]) -> None:
+    def judged_topics(self) -> set[str]:
+        rows = self._rows(
+            "SELECT DISTINCT query_id FROM judgment_log WHERE action IN ('judge', 'unrateable', 'adjudicate')"
+        )
+        return {r[0] for r in rows}
+
+    def _write_topics(self, topics: Sequence[CampaignTopic], grades: Mapping[int, str]) -> None:
         with self.transaction() as conn:
-            existing = dict(conn.execute("SELECT grade, definition FROM grades").fetchall())
-            wanted = {int(g): str(d) for g, d in grades.items()}
-            if (
-                existing
-                and set(existing) != set(wanted)
-                and conn.execute("SELECT 1 FROM judgment_log LIMIT 1").fetchone()
-            ):
-                raise StoreError(
-                    f"{self.location}: the grade scale {sorted(wanted)} differs from the campaign's "
-                    f"{sorted(existing)}; judgments exist, so use a topic set with the same grades"
-                )
             conn.execute("DELETE FROM grades")
             with conn.cursor() as cur:
                 cur.executemany(
-                    "INSERT INTO grades (grade, definition) VALUES (%s, %s)", sorted(wanted.items())
+                    "INSERT INTO grades (grade, definition) VALUES (%s, %s)", sorted(grades.items())
                 )
                 row = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM topics").fetchone()
                 start = int(row[0]) if row else 0
