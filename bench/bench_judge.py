@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import statistics
 import sys
@@ -69,6 +70,14 @@ def build(path: Path | str, items: int, per_topic: int = 100) -> None:
         store.add_assignments(Item("alice", q, d, position=i) for i, (q, d) in enumerate(pool))
 
 
+async def settle(app) -> None:
+    """Wait for the app's workers; one cancelled by a newer one (exclusive fetches) is not an error."""
+    from textual.worker import WorkerCancelled
+
+    with contextlib.suppress(WorkerCancelled):
+        await app.workers.wait_for_complete()
+
+
 async def measure(path: Path | str, keys: int) -> tuple[list[float], float]:
     from toolkit.tui.judge import judge_app
     from toolkit.tui.widgets import DocumentView
@@ -87,7 +96,7 @@ async def measure(path: Path | str, keys: int) -> tuple[list[float], float]:
     app.document_shown = document_shown  # type: ignore[method-assign]
     latencies: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         startup = time.perf_counter() - started
         for k in range(keys):
@@ -103,7 +112,7 @@ async def measure(path: Path | str, keys: int) -> tuple[list[float], float]:
                 await pilot.pause(0.001)
             latencies.append((displayed[target] - t0) * 1000)
             assert view.doc_id == target != before
-            await app.workers.wait_for_complete()
+            await settle(app)
     return latencies, startup
 
 
