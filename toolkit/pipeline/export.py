@@ -66,10 +66,11 @@ def write_export_manifest(
     """The manifest beside the written qrels file ``path``; the campaign is recorded relative to the
     workspace (the nearest ``toolkit.toml``), so the manifest reads the same on every checkout."""
     from toolkit.formats.manifest import write_manifest
+    from toolkit.judging.postgres.url import is_campaign_url
     from toolkit.workspace import load_workspace
 
     ws = workspace or load_workspace()
-    where = ws.relative(campaign)
+    where = str(campaign) if is_campaign_url(campaign) else ws.relative(campaign)  # a URL is no path
     extra = {**export.manifest, "campaign": {**export.manifest.get("campaign", {}), "path": where}}
     return write_manifest(path, kind="qrels", inputs={"campaign": where}, extra=extra, root=ws.root)
 
