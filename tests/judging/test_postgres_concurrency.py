@@ -309,7 +309,7 @@ def test_one_store_shared_by_threads_survives_a_kill(pg_location: str, make_camp
 
 def test_the_judging_screen_records_through_a_killed_connection(pg_location: str, make_campaign) -> None:
     """A Pilot session: grade, the store's connection is killed, grade again; the log holds each once."""
-    from toolkit.tui.app import judge_app
+    from toolkit.tui.judge import judge_app
     from toolkit.tui.widgets import DocumentView
 
     make_campaign(pg_location, assessors=("alice",))
