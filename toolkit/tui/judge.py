@@ -117,8 +117,12 @@ class JudgeApp(CampaignApp):
         return text
 
     def closing_summary(self) -> str:
-        header = f"{visible(self.session.assessor, one_line=True)} on {visible(campaign_label(self.path), one_line=True)}"
+        header = f"{visible(self.session.assessor, one_line=True)} on {visible(self._campaign_name(), one_line=True)}"
         return "\n".join([header, *self._summary()]) + "\n"
+
+    def _campaign_name(self) -> str:
+        """The file's name, or a URL's campaign name (never the URL: it may be long)."""
+        return campaign_label(self.path) if is_campaign_url(self.path) else Path(self.path).name
 
     def _decide_on(self, conflict: Conflict) -> None:
         if conflict.action is not None:
