@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from workers import wait_workers as _wait_workers
 
 from toolkit.errors import StoreError
 from toolkit.judging.postgres.url import parse_campaign_url
@@ -317,14 +318,14 @@ def test_the_judging_screen_records_through_a_killed_connection(pg_location: str
     async def session() -> None:
         app = judge_app(pg_location, "alice", show_times=False)
         async with app.run_test(size=(110, 36)) as pilot:
-            await app.workers.wait_for_complete()
+            await _wait_workers(app)
             await pilot.pause()
             assert app.query_one(DocumentView).doc_id == "d1"
             await pilot.press("2")
-            await app.workers.wait_for_complete()
+            await _wait_workers(app)
             _kill(pg_location, _pid(app.store))
             await pilot.press("0")
-            await app.workers.wait_for_complete()
+            await _wait_workers(app)
             await pilot.pause()
             assert app.query_one(DocumentView).doc_id == "d3"
 

@@ -87,7 +87,9 @@ def async_test(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., No
 
 async def settle(pilot: Pilot) -> None:
     """Wait until document workers are done and the screen has refreshed."""
-    await pilot.app.workers.wait_for_complete()
+    from workers import wait_workers
+
+    await wait_workers(pilot.app)
     await pilot.pause()
 
 
