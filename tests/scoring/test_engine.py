@@ -1,4 +1,4 @@
-"""The speed-ups must not change a single value: ranking prefixes, the compact reader, forked parsing."""
+"""The speed-ups must not change a single value: ranking prefixes, the column reader, the vectorised scorer."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.formats import ranked, read_qrels, read_run
+from toolkit.formats import ranked, read_qrels, read_run, tables
 from toolkit.formats.run import read_run_lines
 from toolkit.scoring import evaluate, parse_measures
 from toolkit.scoring.engine import Evaluator
@@ -50,20 +50,18 @@ def test_compact_results_behave_like_a_mapping(tmp_path: Path) -> None:
     assert len(run) == 4
 
 
-def test_forked_block_parsing_matches_the_line_reader(
+def test_topics_coming_back_across_blocks_match_the_line_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines = [f"t{q % 7} Q0 d{q}-{d} {d} {(q * 31 + d * 17) % 11} run\n" for q in range(40) for d in range(25)]
     path = tmp_path / "mixed.run"
-    path.write_text("".join(lines))  # topics t0…t6 come back again and again, across blocks and ranges
-    monkeypatch.setattr(ranked, "BLOCK_BYTES", 512)
-    monkeypatch.setattr(ranked, "PARALLEL_BYTES", 0)
-    assert ranked.parallelism(path.stat().st_size, 2) == 2
-    parsed = ranked.read_ranked(path, workers=2)
+    path.write_text("".join(lines))  # topics t0…t6 come back again and again, across blocks
+    monkeypatch.setattr(tables, "BLOCK_BYTES", 512)
+    parsed = ranked.read_ranked(path)
     assert parsed is not None
-    results, tag = parsed
+    results = ranked.RankedResults(parsed[0])
     slow = read_run_lines(path)
-    assert tag == "run"
+    assert parsed[1].split(b" ")[5] == b"run"
     assert list(results) == list(slow.results)
     for query_id in slow.results:
         assert results.ranking(query_id) == slow.ranking(query_id)
@@ -74,7 +72,7 @@ def test_duplicate_across_blocks_is_still_reported(tmp_path: Path, monkeypatch: 
     lines = [f"q Q0 d{d} {d} 1 run\n" for d in range(100)] + ["q Q0 d5 101 0 run\n"]
     path = tmp_path / "dup.run"
     path.write_text("".join(lines))
-    monkeypatch.setattr(ranked, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(tables, "BLOCK_BYTES", 256)
     with pytest.raises(Exception, match=r"dup.run:101: duplicate doc 'd5' for query 'q'"):
         read_run(path)
 

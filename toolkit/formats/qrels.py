@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from toolkit.errors import FormatError
 from toolkit.formats.irds import is_irds, read_irds_qrels
@@ -29,6 +32,14 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
         return read_irds_qrels(path, name=name)
     _refuse_campaign(path)
+    columns = read_judgment_columns(path)
+    if columns is not None and not columns.duplicates:
+        return Qrels(judgments=JudgmentsView(columns), name=name or qrels_name(path), path=str(path))
+    return read_qrels_lines(path, name=name)
+
+
+def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
+    """The line-by-line reader: the reference semantics of the format, with exact error messages."""
     judgments: dict[str, dict[str, int]] = {}
     count = 0
     for number, parts in iter_trec_fields(path):
@@ -84,3 +95,109 @@ def format_qrels(qrels: Qrels) -> str:
 def write_qrels(qrels: Qrels, path: str | Path) -> None:
     """Write qrels atomically in the order held (callers sort when they want a canonical file)."""
     atomic_write_text(path, format_qrels(qrels))
+
+
+QRELS_NAMES = ["query_id", "iteration", "doc_id", "relevance"]
+
+
+@dataclass(frozen=True, eq=False)
+class JudgmentColumns:
+    """Qrels column-wise: row i judges ``docs[i]`` for topic ``topics[codes[i]]`` with ``grades[i]``.
+
+    ``keys[i]`` hashes (topic, doc) as ``toolkit.formats.ranked`` hashes run rows, so that a run and its qrels
+    join on equal keys. ``duplicates`` says whether some (topic, doc) is judged twice. Topics are in order of
+    first appearance; a ``binary`` file's ids are read as bytes and decoded as latin-1 (the drop-in's reading).
+    """
+
+    topics: tuple[str, ...]
+    codes: Any
+    docs: Any
+    grades: Any
+    keys: Any
+    duplicates: bool
+    binary: bool = False
+
+    def doc_ids(self, rows: Any) -> list[str]:
+        import pyarrow as pa
+
+        values = self.docs.take(pa.array(rows)).to_pylist()
+        return [v.decode("latin-1") for v in values] if self.binary else values
+
+
+def read_judgment_columns(
+    path: str | Path, *, data: bytes | None = None, binary: bool = False
+) -> JudgmentColumns | None:
+    """Qrels read column-wise by pyarrow (``toolkit.formats.tables``), or None to use a line reader.
+
+    Grades are read as text and converted once per distinct value — strictly (``parse_grade``), or with
+    ``atol`` when ``binary`` (the drop-in) — so that no grade is read the way Arrow would (``0x10`` is 16 there).
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from toolkit.formats.numbers import NumberError, c_atol
+    from toolkit.formats.ranked import has_duplicates, row_keys, string_hashes
+    from toolkit.formats.tables import Irregular, numbers, read_table
+
+    text = pa.binary() if binary else pa.string()
+    types = {
+        "query_id": pa.dictionary(pa.int32(), text),
+        "doc_id": text,
+        "relevance": pa.dictionary(pa.int32(), pa.binary()),
+    }
+    try:
+        table = read_table(path, QRELS_NAMES, types, data=data)[0]
+    except Irregular:
+        return None
+    queries = table.column("query_id").unify_dictionaries()
+    codes = numbers(queries)
+    values = queries.chunk(0).dictionary.to_pylist()
+    topics = tuple(v.decode("latin-1") for v in values) if binary else tuple(values)
+    relevance = table.column("relevance").unify_dictionaries()
+    try:
+        table_of = [c_atol(t) if binary else parse_grade(t) for t in relevance.chunk(0).dictionary.to_pylist()]
+    except NumberError:
+        return None
+    grade_of = np.array(table_of, np.int64)
+    grades = grade_of[numbers(relevance)]
+    docs = table.column("doc_id").combine_chunks()
+    del table
+    keys = row_keys(codes, string_hashes(pa.array(values, type=docs.type)), string_hashes(docs))
+
+    def same(i: int, j: int) -> bool:
+        return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
+
+    return JudgmentColumns(topics, codes, docs, grades, keys, has_duplicates(keys, same), binary)
+
+
+class JudgmentsView(Mapping[str, Mapping[str, int]]):
+    """``query_id → {doc_id: grade}`` over ``JudgmentColumns``, each topic's dict built when first asked for."""
+
+    def __init__(self, columns: JudgmentColumns) -> None:
+        import numpy as np
+
+        self.columns = columns
+        self._index = {q: t for t, q in enumerate(columns.topics)}
+        order = np.argsort(columns.codes, kind="stable")
+        counts = np.bincount(columns.codes, minlength=len(columns.topics))
+        self._rows = order
+        self._starts = np.concatenate(([0], np.cumsum(counts)))
+        self._cache: dict[str, dict[str, int]] = {}
+
+    def __getitem__(self, query_id: str) -> dict[str, int]:
+        found = self._cache.get(query_id)
+        if found is None:
+            t = self._index[query_id]
+            rows = self._rows[self._starts[t] : self._starts[t + 1]]
+            found = dict(zip(self.columns.doc_ids(rows), self.columns.grades[rows].tolist(), strict=True))
+            self._cache[query_id] = found
+        return found
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.columns.topics)
+
+    def __len__(self) -> int:
+        return len(self.columns.topics)

@@ -1,26 +1,33 @@
-"""The fast path of ``read_run``: vectorised validation, topics kept compact and already in trec_eval order.
+"""The fast path of ``read_run``: Arrow columns put in trec_eval order, with vectorised checks.
 
-Why: a 7-million-line run read line by line into a dict of dicts takes tens of seconds and gigabytes. Here the
-file is checked in large blocks — every line must be ASCII with six columns separated by one space (or one tab),
-no comments, no blank lines — with one ``bytes.translate`` per block, then parsed column-wise with numpy
-(``toolkit.formats.columns``), optionally by two forked processes. Each topic is stored as one newline-joined string of doc ids in trec_eval order plus a float64 array of
-scores, about 20 bytes a result instead of ~150.
+Why: a 5-million-line run read line by line into a dict of dicts takes tens of seconds and gigabytes. Here
+``toolkit.formats.tables`` reads the file with pyarrow's CSV reader (query ids dictionary-encoded, doc ids in
+one Arrow string array, scores as doubles), and this module puts each topic into trec_eval's order — score
+descending compared as doubles, ties by doc id descending, byte by byte — sorting only what is out of order:
 
-The line-by-line reader stays the definition of the format: whenever a block is not plainly regular (mixed
-separators, comments, odd spacing, non-ASCII) or anything is wrong (bad column count, bad score, duplicate doc),
-``read_ranked`` returns None and ``read_run`` rereads the file line by line, which accepts what it accepts and
-reports the first bad line exactly.
+* rows are grouped by topic (a stable sort only when a topic comes back later in the file);
+* adjacent pairs are compared with numpy; only ties listed with doc ids ascending, and whole topics with rising
+  scores, are sorted (by Arrow, on those rows only);
+* a doc listed twice in a topic is found through a 64-bit hash of (topic, doc id) — equal hashes are compared
+  as strings, so a collision just costs a reread by the line reader.
+
+The storage (``RankedColumns``) keeps the columns, an ``order`` array (canonical position → row) and per-topic
+offsets: about 30 bytes a result, no Python object per line. ``RankedResults`` is its ``Mapping`` face for the
+rest of the toolkit; the scoring engine and the ``trec_eval`` drop-in use the columns directly.
+
+Whatever the column reader cannot vouch for (``tables.Irregular``) makes ``read_ranked`` return None, and
+``read_run`` rereads the file line by line: that reader is the definition of the format and names the first bad
+line. ``tests/formats/test_reader_property.py`` holds the two paths to each other and to trec_eval's rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from toolkit.formats.textfile import read_bytes
-
-BLOCK_BYTES = 8 << 20
+from toolkit.formats.tables import Irregular, numbers, read_table
 
 
 @runtime_checkable
@@ -43,39 +50,161 @@ class RankedRun(Protocol):
     def ranking(self, query_id: str, depth: int | None = None) -> list[str]: ...
 
 
+# --- hashing doc ids column-wise -------------------------------------------------------------------------
+
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_PRIME = 0x100000001B3
+
+
+def _mix(np: Any, z: Any) -> Any:
+    """splitmix64's finaliser, in place on a uint64 array."""
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(_MIX1)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(_MIX2)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
+    """A 64-bit hash of every value of an Arrow string/binary array, vectorised 8 bytes at a time.
+
+    Each value is read as little-endian 8-byte words through a byte-strided numpy view of (a padded copy of)
+    the data buffer, the bytes past its end masked off; the words and the length are folded into the hash.
+    Equal strings hash equal. Done ``rows`` values at a time, so the temporaries stay small.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        parts = [string_hashes(chunk, rows=rows) for chunk in array.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, np.uint64)
+    n = len(array)
+    out = np.empty(n, np.uint64)
+    if n == 0:
+        return out
+    wide = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
+    offsets_buf, data_buf = array.buffers()[1:3]
+    width = 8 if wide else 4
+    offsets = np.frombuffer(offsets_buf, np.int64 if wide else np.int32, n + 1, array.offset * width)
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    masks = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], np.uint64)
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
+        first, stop = int(offsets[a]), int(offsets[b])
+        padded = np.zeros(stop - first + 16, np.uint8)
+        padded[: stop - first] = data[first:stop]
+        words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+        starts = offsets[a:b].astype(np.int64) - first
+        lengths = offsets[a + 1 : b + 1].astype(np.int64) - offsets[a:b]
+        h = lengths.astype(np.uint64) * np.uint64(_PRIME)
+        for k in range(0, int(lengths.max()), 8):
+            h ^= words[starts + k] & masks[np.clip(lengths - k, 0, 8)]
+            h = _mix(np, h)
+        out[a:b] = h
+    return out
+
+
+def row_keys(codes: Any, topic_hashes: Any, doc_hashes: Any) -> Any:
+    """The hash of (topic, doc) of every row, from the topic code, each topic's hash and the doc hash.
+
+    Computed in place in ``doc_hashes`` (which is returned), so that no 8-byte-per-row temporary piles up.
+    """
+    import numpy as np
+
+    spread = topic_hashes[codes]
+    spread *= np.uint64(_PRIME)
+    doc_hashes ^= spread
+    del spread
+    return _mix(np, doc_hashes)
+
+
+def has_duplicates(keys: Any, same: Any) -> bool:
+    """True when two rows have the same key and ``same(i, j)`` says they are the same (topic, doc)."""
+    import numpy as np
+
+    ordered = np.sort(keys)
+    equal = ordered[1:] == ordered[:-1]
+    if not equal.any():
+        return False
+    suspects = np.flatnonzero(np.isin(keys, ordered[1:][equal]))
+    by_key: dict[int, list[int]] = {}
+    for row in suspects.tolist():
+        by_key.setdefault(int(keys[row]), []).append(row)
+    return any(same(rows[0], other) for rows in by_key.values() for other in rows[1:])
+
+
+# --- the storage ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class RankedColumns:
+    """A run in trec_eval order, column-wise.
+
+    ``topics[t]`` is topic t's id (order of first appearance); its results are the canonical positions
+    ``starts[t] … starts[t+1]-1``; position p holds row ``order[p]`` of ``docs`` (an Arrow array in file order)
+    with score ``scores[p]``. ``codes[row]`` is the topic of each row and ``keys[row]`` the hash of (topic, doc).
+    Doc ids are ``str``; a ``binary`` run (the trec_eval drop-in's, any bytes) decodes them as latin-1.
+    """
+
+    topics: tuple[str, ...]
+    starts: Any
+    order: Any
+    scores: Any
+    docs: Any
+    codes: Any
+    keys: Any
+    binary: bool = False
+
+    def topic_index(self) -> dict[str, int]:
+        return {q: t for t, q in enumerate(self.topics)}
+
+    def doc_ids(self, positions: Any) -> list[str]:
+        """Doc ids at canonical positions (a numpy array), as Python strings."""
+        import pyarrow as pa
+
+        values = self.docs.take(pa.array(self.order[positions])).to_pylist()
+        return [v.decode("latin-1") for v in values] if self.binary else values
+
+
 class TopicResults(Mapping[str, float]):
-    """One topic's ``doc_id → score``, iterated in trec_eval order; the dict is built only when looked up."""
+    """One topic's ``doc_id → score``, iterated in trec_eval order; doc ids are made strings only when asked."""
 
-    __slots__ = ("_joined", "_scores", "_dict")
+    __slots__ = ("_run", "_t", "_dict")
 
-    def __init__(self, joined: str, scores: Any) -> None:
-        self._joined = joined
-        self._scores = scores
+    def __init__(self, run: RankedColumns, t: int) -> None:
+        self._run = run
+        self._t = t
         self._dict: dict[str, float] | None = None
 
+    def _span(self, depth: int | None = None) -> tuple[int, int]:
+        a, b = int(self._run.starts[self._t]), int(self._run.starts[self._t + 1])
+        return a, b if depth is None else min(b, a + max(depth, 0))
+
     def ranking(self, depth: int | None = None) -> list[str]:
-        """Doc ids in trec_eval order, the top ``depth`` only when given (splits no further than needed)."""
-        if not self._joined:
-            return []
-        if depth is None:
-            return self._joined.split("\n")
-        return self._joined.split("\n", depth)[:depth]
+        """Doc ids in trec_eval order, the top ``depth`` only when given."""
+        import numpy as np
+
+        a, b = self._span(depth)
+        return self._run.doc_ids(np.arange(a, b))
 
     def prefix(self, wanted: Sequence[str], depth: int) -> tuple[list[str], int]:
-        """The ranking down to the last doc in ``wanted`` (at least ``depth`` docs) and the number of docs.
-
-        Found by substring search in the joined ids, so the docs below the cut are never split into strings.
-        """
+        """The ranking down to the last doc in ``wanted`` (at least ``depth`` docs) and the number of docs."""
+        docs = self.ranking()
         if wanted:
-            padded = f"\n{self._joined}\n"
-            last = max((padded.find(f"\n{d}\n") for d in wanted), default=-1)
-            if last >= 0:
-                depth = max(depth, padded.count("\n", 0, last + 1))
-        return self.ranking(depth), len(self._scores)
+            keep = set(wanted)
+            last = max((i for i, d in enumerate(docs) if d in keep), default=-1)
+            depth = max(depth, last + 1)
+        return docs[:depth], len(docs)
+
+    def scores(self) -> Any:
+        a, b = self._span()
+        return self._run.scores[a:b]
 
     def _lookup(self) -> dict[str, float]:
         if self._dict is None:
-            self._dict = dict(zip(self.ranking(), self._scores.tolist(), strict=True))
+            self._dict = dict(zip(self.ranking(), self.scores().tolist(), strict=True))
         return self._dict
 
     def __getitem__(self, doc_id: str) -> float:
@@ -85,242 +214,163 @@ class TopicResults(Mapping[str, float]):
         return iter(self.ranking())
 
     def __len__(self) -> int:
-        return len(self._scores)
+        a, b = self._span()
+        return b - a
 
     def items(self):  # type: ignore[no-untyped-def, override]
         """(doc_id, score) pairs in trec_eval order, without building the lookup dict."""
-        return list(zip(self.ranking(), self._scores.tolist(), strict=True))
+        return list(zip(self.ranking(), self.scores().tolist(), strict=True))
 
 
 class RankedResults(Mapping[str, TopicResults]):
     """``query_id → TopicResults`` in order of first appearance; ``ranking(query_id)`` is trec_eval order."""
 
-    def __init__(self, topics: dict[str, TopicResults]) -> None:
-        self._topics = topics
+    def __init__(self, columns: RankedColumns) -> None:
+        self.columns = columns
+        self._index = columns.topic_index()
 
     def ranking(self, query_id: str, depth: int | None = None) -> list[str]:
-        topic = self._topics.get(query_id)
-        return topic.ranking(depth) if topic is not None else []
+        t = self._index.get(query_id)
+        return TopicResults(self.columns, t).ranking(depth) if t is not None else []
 
     def __getitem__(self, query_id: str) -> TopicResults:
-        return self._topics[query_id]
+        return TopicResults(self.columns, self._index[query_id])
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._index
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._topics)
+        return iter(self.columns.topics)
 
     def __len__(self) -> int:
-        return len(self._topics)
+        return len(self.columns.topics)
 
 
-class _Irregular(Exception):
-    """The fast path cannot vouch for this file; reread it line by line."""
+# --- reading -------------------------------------------------------------------------------------------
+
+RUN_NAMES = ["query_id", "q0", "doc_id", "rank", "score", "run_tag"]
 
 
-def read_ranked(path: str | Path, *, workers: int | None = None) -> tuple[RankedResults, str | None] | None:
-    """Results and the first run tag of a plainly regular run file, or None to use the line reader.
+def read_ranked(
+    path: str | Path, *, data: bytes | None = None, binary: bool = False, block: int | None = None
+) -> tuple[RankedColumns, bytes, bytes] | None:
+    """The run in trec_eval order and its first and last data lines, or None to use the line reader.
 
-    With ``workers`` > 1 (or ``$TREC_TOOLKIT_WORKERS``) a large file is parsed by that many forked processes,
-    each taking a contiguous byte range; a topic split across ranges is merged afterwards. The default is one
-    process: on a shared 2-core machine the fork and the pickling back cost more than they saved
-    (bench/README numbers).
+    ``binary=True`` reads doc ids as bytes (the drop-in: any bytes, NaN scores left to its line reader) and
+    ``data`` gives the file's bytes instead of ``path`` (standard input).
     """
-    raw = read_bytes(path)
-    if not raw or not raw.isascii() or raw[:1] in (b" ", b"\t", b"#", b"\n"):
-        return None
-    first_line = raw[: raw.find(b"\n")] if b"\n" in raw else raw
-    sep = b"\t" if b"\t" in first_line else b" "  # one tab or one space between columns, file-wide
-    ranges = _ranges(raw, parallelism(len(raw), workers))
+    import pyarrow as pa
+
+    text = pa.binary() if binary else pa.string()
+    types = {"query_id": pa.dictionary(pa.int32(), text), "doc_id": text, "score": pa.float64()}
     try:
-        if len(ranges) == 1:
-            parsed = [_parse_range(raw, *ranges[0], sep)]
-        else:
-            parsed = fork_map(_parse_range_job, [(raw, a, b, sep) for a, b in ranges])
-    except _Irregular:
-        return None
-    if any(p is None for p in parsed):
-        return None
-    topics: dict[str, TopicResults] = {}
-    tag: str | None = None
-    for part_topics, part_tag in parsed:  # type: ignore[misc]
-        tag = tag or part_tag
-        for query_id, joined, scores in part_topics:
-            topic = TopicResults(joined, scores)
-            if query_id in topics:
-                earlier = topics[query_id]
-                try:
-                    topic = _finish([(earlier.ranking(), earlier._scores), (topic.ranking(), scores)])
-                except _Irregular:
-                    return None
-            topics[query_id] = topic
-    return RankedResults(topics), tag
-
-
-#: Files smaller than this are parsed in the calling process (forking costs more than it saves).
-PARALLEL_BYTES = 16 << 20
-
-
-def parallelism(size: int, workers: int | None) -> int:
-    """Processes for ``size`` bytes of work: ``workers`` if given, else ``$TREC_TOOLKIT_WORKERS``, else 1.
-
-    Never more than one for small inputs, off posix, or while other threads run (forking a threaded process
-    is unsafe).
-    """
-    import os
-    import threading
-
-    if workers is None and os.environ.get("TREC_TOOLKIT_WORKERS", "").isdigit():
-        workers = int(os.environ["TREC_TOOLKIT_WORKERS"])
-    if workers is None or workers <= 1:
-        return 1
-    if size < PARALLEL_BYTES or os.name != "posix" or threading.active_count() > 1:
-        return 1
-    return workers
-
-
-def fork_map(func: Any, jobs: list[Any]) -> list[Any]:
-    """``[func(job) for job in jobs]`` in forked worker processes (posix), results in job order.
-
-    Fork (not spawn): the children inherit the parent's memory, so big inputs are never pickled on the way in.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    global _JOBS
-    _JOBS = jobs
-    try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=len(jobs), mp_context=context) as pool:
-            return list(pool.map(_run_job, [(func, i) for i in range(len(jobs))]))
-    finally:
-        _JOBS = []
-
-
-_JOBS: list[Any] = []
-
-
-def _run_job(item: tuple[Any, int]) -> Any:
-    func, index = item
-    return func(_JOBS[index])
-
-
-def _ranges(raw: bytes, parts: int) -> list[tuple[int, int]]:
-    """``parts`` byte ranges that start at line starts."""
-    bounds = [0]
-    for k in range(1, parts):
-        cut = raw.find(b"\n", len(raw) * k // parts)
-        if cut < 0 or cut + 1 <= bounds[-1]:
-            continue
-        bounds.append(cut + 1)
-    bounds.append(len(raw))
-    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
-
-
-def _parse_range_job(job: tuple[bytes, int, int, bytes]) -> Any:
-    try:
-        return _parse_range(*job)
-    except _Irregular:
+        table, first, last = read_table(path, RUN_NAMES, types, data=data, block=block)
+        columns = [table.column(name) for name in types]
+        del table  # canonical() drops each column once it has what it needs: memory stays near one copy
+        return canonical(columns, binary=binary), first, last
+    except Irregular:
         return None
 
 
-def _blocks(raw: bytes, start: int, stop: int) -> Iterator[bytes]:
-    while start < stop:
-        end = min(start + BLOCK_BYTES, stop)
-        if end < stop:
-            cut = raw.rfind(b"\n", start, end)
-            end = cut + 1 if cut >= start else (raw.find(b"\n", end, stop) + 1 or stop)
-        yield raw[start:end]
-        start = end
-
-
-_NON_SEPARATORS = bytes(range(33, 256))
-
-
-def _check_block(block: bytes, sep: bytes = b" ") -> int:
-    """Number of lines; raises _Irregular unless every line's whitespace is exactly five ``sep`` bytes.
-
-    ``translate`` keeps only the bytes ≤ 32 (spaces, newlines, tabs, control bytes); for a regular block they
-    spell five separators and a newline per line. A line whose five spaces are doubled, leading or trailing has
-    an empty token, which the column parser then catches.
-    """
-    if block[:1] in (b" ", b"\t", b"#", b"\n"):
-        raise _Irregular
-    lines = block.count(b"\n")
-    pattern = (sep * 5 + b"\n") * lines
-    if not block.endswith(b"\n"):
-        lines += 1
-        pattern += sep * 5
-    if block.translate(None, _NON_SEPARATORS) != pattern:
-        raise _Irregular
-    return lines
-
-
-def _parse_range(
-    raw: bytes, start: int, stop: int, sep: bytes = b" "
-) -> tuple[list[tuple[str, str, Any]], str | None]:
-    """Topics of one byte range, each finished (validated, in trec_eval order): ``(query_id, joined, scores)``.
-
-    Blocks are parsed column-wise (``toolkit.formats.columns``); a topic that continues into the next block, or
-    comes back later in the file, is merged with ``_finish``.
-    """
-    from toolkit.formats.columns import Irregular, parse_block
-
-    topics: dict[str, TopicResults] = {}  # insertion order = first appearance, the line reader's order
-    tag: str | None = None
-    for block in _blocks(raw, start, stop):
-        _check_block(block, sep)
-        try:
-            segments, block_tag = parse_block(block)
-        except Irregular:
-            raise _Irregular from None
-        tag = tag or block_tag
-        for query_id, joined, scores in segments:
-            earlier = topics.get(query_id)
-            if earlier is None:
-                topics[query_id] = TopicResults(joined, scores)
-            else:
-                topics[query_id] = _finish(
-                    [(earlier.ranking(), earlier._scores), (joined.split("\n"), scores)]
-                )
-    return [(q, t._joined, t._scores) for q, t in topics.items()], tag
-
-
-def _finish(parts: list[tuple[list[str], Any]]) -> TopicResults:
-    """One topic's docs in trec_eval order (score desc, doc_id desc); duplicates send the file to the line reader."""
+def _codes(column: Any) -> tuple[Any, list[Any]]:
+    """Row codes and the dictionary (order of first appearance) of a dictionary-encoded chunked column."""
     import numpy as np
 
-    if len(parts) == 1:
-        docs, scores = parts[0]
+    if column.num_chunks == 0:
+        return np.zeros(0, np.int32), []
+    unified = column.unify_dictionaries()  # one dictionary, in order of first appearance
+    return numbers(unified), unified.chunk(0).dictionary.to_pylist()
+
+
+def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
+    """Put the rows of ``[query ids, doc ids, scores]`` (Arrow, emptied here) in trec_eval order.
+
+    ``Irregular`` for a duplicate doc or a non-finite score.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes, values = _codes(columns.pop(0))
+    topics = [v.decode("latin-1") for v in values] if binary else values
+    docs = columns.pop(0).combine_chunks()  # one buffer: takes and hashes without chunk lookups
+    scores = numbers(columns.pop(0))
+    pa.default_memory_pool().release_unused()  # the chunks just copied: give their pages back
+    n, n_topics = len(scores), len(topics)
+    if not binary and not np.isfinite(scores).all():
+        raise Irregular  # inf, nan: the line reader names the line
+    if binary and np.isnan(scores).any():
+        raise Irregular  # NaN orders the drop-in's way (glibc's merge sort), which its line path reproduces
+    boundary = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    stretches = np.concatenate(([0], boundary)).astype(np.int64)
+    if len(stretches) == n_topics and (codes[stretches] == np.arange(n_topics)).all():
+        # every topic in one stretch, in code order (codes number topics by first appearance)
+        order = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+        starts = np.concatenate(([0], boundary, [n])).astype(np.int64)
     else:
-        docs = [d for part_docs, _ in parts for d in part_docs]
-        scores = np.concatenate([s for _, s in parts])
-    if len(set(docs)) != len(docs):
-        raise _Irregular
-    if len(docs) > 1:
-        before, after = scores[:-1], scores[1:]
-        if (before < after).any():
-            order = np.lexsort((np.array(docs), scores))[::-1]
-            docs, scores = [docs[i] for i in order.tolist()], scores[order]
-        else:
-            ties = np.flatnonzero(before == after).tolist()
-            if any(docs[i] < docs[i + 1] for i in ties):
-                docs, scores = _fix_ties(docs, scores, ties)
-    return TopicResults("\n".join(docs), np.ascontiguousarray(scores))
+        order = np.argsort(codes, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n_topics)))).astype(np.int64)
+        scores = scores[order]
+    order, scores = _fix_order(np, pa, pc, starts, order, scores, docs)
+    keys = row_keys(codes, string_hashes(pa.array(values, type=docs.type)), string_hashes(docs))
+
+    def same(i: int, j: int) -> bool:
+        return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
+
+    if has_duplicates(keys, same):
+        raise Irregular  # the line reader names the duplicate's line
+    return RankedColumns(tuple(topics), starts, order, scores, docs, codes, keys, binary)
 
 
-def _fix_ties(docs: list[str], scores: Any, ties: list[int]) -> tuple[list[str], Any]:
-    """Scores are non-increasing: sort each run of equal scores by doc_id descending, in place of a full sort."""
-    docs = list(docs)
-    start = None
-    previous = -2
-    groups = []
-    for i in ties:
-        if i != previous + 1:
-            if start is not None:
-                groups.append((start, previous + 2))
-            start = i
-        previous = i
-    if start is not None:
-        groups.append((start, previous + 2))
-    for a, b in groups:
-        docs[a:b] = sorted(docs[a:b], reverse=True)
-    return docs, scores
+def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, docs: Any) -> tuple[Any, Any]:
+    """Sort the rows out of trec_eval order: whole topics with rising scores, else just the misordered ties.
+
+    Works on the tie pairs (positions p with ``scores[p] == scores[p+1]`` in one topic), not on every row: a
+    stretch of consecutive pairs is one tie group, and only groups holding a pair listed with doc ids
+    ascending (or equal: a duplicate, reported later) are sorted, by Arrow, as are topics with rising scores.
+    """
+    n = len(scores)
+    if n < 2:
+        return order, scores
+    same = np.ones(n - 1, bool)
+    same[starts[1:-1] - 1] = False
+    rising_at = np.flatnonzero(same & (scores[:-1] < scores[1:]))
+    pairs = np.flatnonzero(same & (scores[:-1] == scores[1:]))
+    del same
+    wrong = np.zeros(len(pairs), bool)
+    if len(pairs):
+        upper = docs.take(pa.array(order[pairs]))
+        lower = docs.take(pa.array(order[pairs + 1]))
+        wrong = numbers(pc.less_equal(upper, lower))
+    if not len(rising_at) and not wrong.any():
+        return order, scores
+    # tie groups: runs of consecutive pair positions; group g covers positions first[g] … last[g] + 1
+    new_group = np.ones(len(pairs), bool)
+    new_group[1:] = pairs[1:] != pairs[:-1] + 1
+    group = np.cumsum(new_group) - 1
+    first = pairs[new_group]
+    last = pairs[np.append(new_group[1:], True)] if len(pairs) else pairs
+    bad = np.zeros(len(first), bool)
+    bad[group[wrong]] = True
+    lo, hi = first[bad], last[bad] + 2
+    if len(rising_at):
+        topic_of_pair = np.searchsorted(starts, rising_at, side="right") - 1
+        topics = np.unique(topic_of_pair)
+        inside = np.zeros(len(starts) - 1, bool)
+        inside[topics] = True
+        keep = ~inside[np.searchsorted(starts, lo, side="right") - 1]
+        lo = np.concatenate((lo[keep], starts[topics]))
+        hi = np.concatenate((hi[keep], starts[topics + 1]))
+        by_start = np.argsort(lo, kind="stable")
+        lo, hi = lo[by_start], hi[by_start]
+    sizes = hi - lo
+    positions = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+    block = np.repeat(lo, sizes)
+    rows = order[positions]
+    keyed = pa.table({"block": block, "score": scores[positions], "doc": docs.take(pa.array(rows))})
+    sorted_idx = numbers(
+        pc.sort_indices(keyed, sort_keys=[("block", "ascending"), ("score", "descending"), ("doc", "descending")])
+    )
+    order[positions] = rows[sorted_idx]  # both are this module's own arrays: changed in place
+    scores[positions] = scores[positions][sorted_idx]
+    return order, scores

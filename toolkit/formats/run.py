@@ -28,18 +28,19 @@ def run_name(path: str | Path) -> str:
 def read_run(path: str | Path, *, name: str | None = None, strict: bool = False) -> Run:
     """Read and validate a TREC run; any defect raises ``FormatError`` naming ``path:line``.
 
-    Regular files (ASCII, one space or one tab between columns — what systems write) take a vectorised path that keeps
-    each topic's docs already in trec_eval order (``Run.results`` is then a read-only ``RankedResults``).
-    Anything else, and every file with a defect, goes through the line-by-line reader, which is the
-    definition of the format and names the first bad line. Text after column 6 is ignored as trec_eval ignores
+    Files of six columns a line take a vectorised path (pyarrow's CSV reader, ``toolkit.formats.ranked``) that
+    keeps each topic's docs in trec_eval order (``Run.results`` is then a read-only ``RankedResults``).
+    Anything else — text after column 6 — and every file with a defect goes through the line-by-line reader,
+    which is the definition of the format and names the first bad line. Text after column 6 is ignored as trec_eval ignores
     it, with one ``ToolkitWarning`` counting the lines; ``strict=True`` refuses such lines instead.
     """
-    from toolkit.formats.ranked import read_ranked
+    from toolkit.formats.ranked import RankedResults, read_ranked
 
     fast = read_ranked(path)
     if fast is not None:
-        results, tag = fast
-        return Run(results=results, name=name or run_name(path), path=str(path), run_tag=tag)
+        columns, first, _last = fast
+        tag = first.split(b" ")[5].decode("utf-8")
+        return Run(results=RankedResults(columns), name=name or run_name(path), path=str(path), run_tag=tag)
     return read_run_lines(path, name=name, strict=strict)
 
 

@@ -24,6 +24,7 @@ but the count of docs returned, and so does this engine, without handing it to t
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
 from typing import Any
 
 from toolkit.errors import FormatError
@@ -139,20 +140,18 @@ class Evaluator:
         self.qrels = qrels
         self.measures = tuple(measures)
         routes = [route(measure_object(m)) for m in self.measures]
-        self.qrels_dict: dict[str, dict[str, int]] = {q: dict(d) for q, d in qrels.judgments.items()}
+        self.routes = routes
         self.num_rel: list[Route] = [r for r in routes if r.kind == NUM_REL]
         self.num_ret: list[Route] = [r for r in routes if r.kind == NUM_RET]
         self.num_q: list[Route] = [r for r in routes if r.kind == NUM_Q]
-        self.unsafe = frozenset(
-            q for q, docs in self.qrels_dict.items() if not any(g >= 0 for g in docs.values())
-        )
         self.prefix_ok = all(_prefix_safe(r) for r in routes)
-        min_rel = min((r.rel for r in routes), default=1)
+        self.min_rel = min((r.rel for r in routes), default=1)
         self.min_depth = max((r.depth or _cutoff(r) or 1 for r in routes), default=1)
-        self.wanted: dict[str, list[str]] = {
-            q: [d for d, g in docs.items() if g >= min_rel] for q, docs in self.qrels_dict.items()
-        }
-        _check_grades(qrels, self.qrels_dict)
+        columns = getattr(qrels.judgments, "columns", None)
+        if columns is not None:
+            _check_grade_columns(qrels, columns)
+        else:
+            _check_grades(qrels, self.qrels_dict)
         self.groups: list[_Group | _Trec10Group] = []
         pytrec = ir_measures.providers.registry["pytrec_eval"]
         full = [r for r in routes if r.kind == PYTREC]
@@ -174,6 +173,19 @@ class Evaluator:
             else:
                 self.groups.append(_Group(ir_measures.evaluator, names, depth, safe_only=False))
 
+    @cached_property
+    def qrels_dict(self) -> dict[str, dict[str, int]]:
+        return {q: dict(d) for q, d in self.qrels.judgments.items()}
+
+    @cached_property
+    def unsafe(self) -> frozenset[str]:
+        """Qrels topics without a grade ≥ 0 (never handed to pytrec_eval, see the module docstring)."""
+        return frozenset(q for q, docs in self.qrels_dict.items() if not any(g >= 0 for g in docs.values()))
+
+    @cached_property
+    def wanted(self) -> dict[str, list[str]]:
+        return {q: [d for d, g in docs.items() if g >= self.min_rel] for q, docs in self.qrels_dict.items()}
+
     def zero(self, query_id: str) -> dict[str, float]:
         """A topic's values when the run has no results for it: 0, except qrels-only NumRel and NumQ = 1.
 
@@ -191,7 +203,17 @@ class Evaluator:
         return sum(1 for g in self.qrels_dict.get(query_id, {}).values() if g >= rel)
 
     def score_run(self, run: Run, query_ids: Iterable[str]) -> dict[str, dict[str, float]]:
-        """Per-topic values of every measure for the given (non-empty, distinct) topics of ``run``."""
+        """Per-topic values of every measure for the given (non-empty, distinct) topics of ``run``.
+
+        A run and qrels read column-wise are scored by ``toolkit.scoring.columns`` when every measure has a
+        vectorised kernel there; anything else goes to the backends below.
+        """
+        from toolkit.scoring.columns import score_columns
+
+        query_ids = list(query_ids)
+        fast = score_columns(self, run, query_ids)
+        if fast is not None:
+            return fast
         if not self.prefix_ok:
             return self.score((q, ranking(run, q), None) for q in query_ids)
         return self.score(
@@ -247,6 +269,18 @@ def _check_grades(qrels: Qrels, judgments: dict[str, dict[str, int]]) -> None:
                     "`score` accepts (trec_eval's measures walk every grade level up to the largest); rescale the "
                     "grades, or use `trec-toolkit trec_eval`, which reads them as trec_eval does",
                 )
+
+
+def _check_grade_columns(qrels: Qrels, columns: Any) -> None:
+    """``_check_grades`` on qrels read column-wise: one comparison, the first offender named."""
+    import numpy as np
+
+    above = np.flatnonzero(columns.grades > MAX_GRADE)
+    if len(above):
+        row = int(above[0])
+        query_id = columns.topics[int(columns.codes[row])]
+        doc_id = columns.doc_ids(above[:1])[0]
+        _check_grades(qrels, {query_id: {doc_id: int(columns.grades[row])}})
 
 
 def _cutoff(r: Route) -> int | None:

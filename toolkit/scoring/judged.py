@@ -36,6 +36,9 @@ class JudgedResult:
 
 def looks_human(qrels: Qrels) -> bool:
     """True when the qrels judge some docs non-relevant (relevance ≤ 0), as pooled human qrels do."""
+    columns = getattr(qrels.judgments, "columns", None)
+    if columns is not None:
+        return bool((columns.grades <= 0).any())
     return any(grade <= 0 for docs in qrels.judgments.values() for grade in docs.values())
 
 
@@ -45,6 +48,9 @@ def judged_at(run: Run, qrels: Qrels, query_ids: Sequence[str], *, depth: int = 
     Same definition as ir_measures' ``Judged@k`` (divides by min(k, docs returned)); topics the run left
     empty are skipped (they have nothing to judge).
     """
+    fast = _judged_columns(run, qrels, query_ids, depth)
+    if fast is not None:
+        return fast
     rates: list[float] = []
     unjudged: list[str] = []
     for query_id in query_ids:
@@ -86,3 +92,32 @@ def warn_unjudged(
                 stacklevel=2,
             )
     return checked
+
+
+def _judged_columns(run: Run, qrels: Qrels, query_ids: Sequence[str], depth: int) -> JudgedResult | None:
+    """``judged_at`` for a run and qrels read column-wise: the join's judged flags counted per topic."""
+    import numpy as np
+
+    from toolkit.treceval.batch import judgment_rows
+
+    ranked = getattr(run.results, "columns", None)
+    judged = getattr(qrels.judgments, "columns", None)
+    if ranked is None or judged is None:
+        return None
+    rows = judgment_rows(ranked, judged)
+    index = ranked.topic_index()
+    qrels_topics = set(judged.topics)
+    rates: list[float] = []
+    unjudged: list[str] = []
+    for query_id in query_ids:
+        t = index.get(query_id)
+        if t is None or ranked.starts[t + 1] == ranked.starts[t]:
+            continue
+        a = int(ranked.starts[t])
+        b = min(int(ranked.starts[t + 1]), a + depth)
+        hits = int(np.count_nonzero(rows[ranked.order[a:b]] >= 0)) if query_id in qrels_topics else 0
+        rates.append(hits / (b - a))
+        if hits < b - a:
+            unjudged.append(query_id)
+    rate = sum(rates) / len(rates) if rates else 1.0
+    return JudgedResult(run.name, depth, rate, len(rates), tuple(unjudged))

@@ -17,6 +17,7 @@ Semantics worth knowing, all trec_eval's:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +71,16 @@ class TrecEvalResult:
 
 
 def trec_eval(options: Options) -> TrecEvalResult:
-    """Read the files named in ``options`` and evaluate; ``TrecEvalError`` when it stops before printing."""
+    """Read the files named in ``options`` and evaluate; ``TrecEvalError`` when it stops before printing.
+
+    The column-wise path (``toolkit.treceval.fast``) answers whenever it can vouch for trec_eval's result;
+    everything else goes through the reference loop below.
+    """
+    from toolkit.treceval.fast import fast_trec_eval
+
+    result = fast_trec_eval(options)
+    if result is not None:
+        return result
     try:
         qrels = read_qrels_as_trec_eval(options.qrels)
         run = read_run_as_trec_eval(options.run)
@@ -137,8 +147,9 @@ def evaluate(options: Options, qrels: TrecEvalQrels, run: TrecEvalRun) -> TrecEv
         return TrecEvalResult(tuple(lines), error)
     if options.summary:
         topics = len(qrels.topics) if options.complete else evaluated
+        positive = lambda: sum(1 for docs in qrels.topics.values() for _, grade in docs if grade > 0)  # noqa: E731
         for measure, total in zip(measures, totals, strict=True):
-            lines.extend(_summary(measure, total, topics, evaluated, options, qrels, run))
+            lines.extend(summary_lines(measure, total, topics, evaluated, options, run.run_id, positive))
     return TrecEvalResult(tuple(lines))
 
 
@@ -150,18 +161,19 @@ def _missing(query_id: str, run: TrecEvalRun) -> TrecEvalError:
     )
 
 
-def _summary(
+def summary_lines(
     measure: ActiveMeasure,
     total: list[float],
     topics: int,
     evaluated: int,
     options: Options,
-    qrels: TrecEvalQrels,
-    run: TrecEvalRun,
+    run_id: str,
+    positive_judgments: Callable[[], int],
 ) -> list[OutputLine]:
+    """The ``all`` lines of one measure from its totals (``positive_judgments``: qrels grades > 0, for -c)."""
     definition = measure.definition
     if definition.value == RUNID:
-        return [OutputLine("runid", "all", run.run_id, RUNID)]
+        return [OutputLine("runid", "all", run_id, RUNID)]
     if definition.value == STRING:
         return []
     values = list(total)
@@ -173,7 +185,7 @@ def _summary(
     elif definition.average == NUM_Q:
         values = [float(topics)]
     elif definition.average == NUM_REL and options.complete:
-        values = [float(sum(1 for docs in qrels.topics.values() for _, grade in docs if grade > 0))]
+        values = [float(positive_judgments())]
     return [
         OutputLine(name, "all", value, definition.value)
         for name, value in zip(measure.names, values, strict=True)

@@ -1,0 +1,239 @@
+"""TREC run and qrels files read column-wise by pyarrow's multi-threaded CSV reader.
+
+Why: a 5-million-line run read line by line into Python objects takes tens of seconds and gigabytes; trec_eval
+itself reads it in 3 s. Arrow's CSV reader parses blocks of the file on every core into typed columns (query ids
+dictionary-encoded, doc ids as one string buffer, scores as doubles) without a Python object per line.
+
+Arrow splits on one delimiter byte; trec_eval splits on runs of C whitespace and skips comment lines. So the
+file is read in blocks, and a block is rewritten first only when it needs it (``normalise``): tabs, ``\\r``,
+``\\v`` and ``\\f`` become spaces, runs of blanks one space, blanks at a line's start or end go, and comment lines
+(first non-blank character ``#``) are dropped. A plain block goes to Arrow as it is. Blank lines Arrow skips.
+
+What Arrow cannot vouch for raises ``Irregular`` and the caller falls back to its line reader, which is the
+definition of the format and names the bad line: a line with another number of columns, a token Arrow cannot
+convert (``1_0``, ``1.5`` as a grade), invalid UTF-8 (strict readers), a NUL byte or a byte-order mark.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from toolkit.formats.textfile import GZIP_MAGIC
+
+#: Bytes handed to one Arrow call (a file is read and normalised block by block, so memory stays bounded).
+BLOCK_BYTES = 8 << 20
+#: Arrow's own chunk: each block is parsed by the thread pool in chunks of this size.
+ARROW_CHUNK = 1 << 20
+
+_TO_SPACE = bytes.maketrans(b"\t\r\v\f", b"    ")
+
+
+class Irregular(Exception):
+    """This file is not one the column reader vouches for; read it line by line instead."""
+
+
+def iter_blocks(path: str | Path, *, data: bytes | None = None, block: int | None = None) -> Iterator[bytes]:
+    """The file's bytes (gunzipped as a stream; ``data`` instead when given) in blocks ending at a line end.
+
+    The file is never held whole, only a block at a time.
+    """
+    size = block or BLOCK_BYTES
+    if data is not None:
+        if data[:2] == GZIP_MAGIC:
+            data = _gunzip(path, data)
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        view = memoryview(data)
+        start = 0
+        while start < len(data):
+            end = data.rfind(b"\n", start, start + size) + 1
+            end = end if end > start else data.find(b"\n", start) + 1
+            yield bytes(view[start:end])
+            start = end
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, gzip may wrap it
+    except OSError:
+        raise Irregular from None  # the line reader names what is wrong with the path
+    with handle:
+        stream: Any = gzip.GzipFile(fileobj=handle) if handle.read(2) == GZIP_MAGIC else handle
+        handle.seek(0)
+        rest = b""
+        try:
+            while True:
+                chunk = stream.read(size)
+                if not chunk:
+                    if rest:
+                        yield rest + b"\n"
+                    return
+                chunk = rest + chunk if rest else chunk
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0:  # a line longer than the block: read on
+                    rest = chunk
+                    continue
+                rest = chunk[cut:]
+                yield chunk if cut == len(chunk) else chunk[:cut]
+        except (OSError, EOFError):
+            raise Irregular from None  # corrupt gzip data: the line reader says so
+
+
+def _gunzip(path: str | Path, data: bytes) -> bytes:
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError):
+        raise Irregular from None
+
+
+def normalise(block: bytes) -> bytes:
+    """The block with single spaces between tokens and no comment lines — rewritten only where needed.
+
+    Whitespace other than space and newline is found with ``memchr`` and turned into spaces; then numpy checks
+    that no two whitespace bytes are adjacent (a blank line, a run of blanks, a blank at a line's start or end)
+    and only then are blanks rewritten. Lines whose first character is ``#`` are cut out.
+    """
+    import numpy as np
+
+    if b"\x00" in block:
+        raise Irregular  # the line reader names the NUL byte
+    if b"\t" in block or b"\r" in block or b"\v" in block or b"\f" in block:
+        block = block.translate(_TO_SPACE)
+    separator = np.frombuffer(block, np.uint8) <= 32
+    if separator[0] or (separator[1:] & separator[:-1]).any():
+        while b"  " in block:
+            block = block.replace(b"  ", b" ")
+        block = block.replace(b"\n ", b"\n").replace(b" \n", b"\n")
+        block = block[1:] if block[:1] == b" " else block
+    del separator
+    if block[:1] == b"#" or b"\n#" in block:
+        block = _drop_comments(block)
+    return block
+
+
+def _drop_comments(text: bytes) -> bytes:
+    """``text`` without its lines that start with ``#`` (text is normalised: no blank before a ``#``)."""
+    parts = []
+    pos = 0  # start of the text not yet copied
+    line = 0 if text[:1] == b"#" else text.find(b"\n#") + 1  # start of the next comment line (0: none)
+    while line > 0 or (line == 0 and pos == 0 and text[:1] == b"#"):
+        parts.append(text[pos:line])
+        end = text.find(b"\n", line)
+        pos = len(text) if end < 0 else end + 1
+        line = text.find(b"\n#", pos - 1) + 1
+        if line == 0:
+            break
+    parts.append(text[pos:])
+    return b"".join(parts)
+
+
+def _edges(text: bytes) -> tuple[bytes, bytes]:
+    """The first and last non-empty lines of a normalised block (b"" when it has none)."""
+    end = len(text)
+    while end and text[end - 1] == 10:
+        end -= 1
+    if end == 0:
+        return b"", b""
+    start = 0
+    while text[start] == 10:
+        start += 1
+    return text[start : text.find(b"\n", start)], text[text.rfind(b"\n", 0, end) + 1 : end]
+
+
+def read_table(
+    path: str | Path,
+    columns: list[str],
+    types: dict[str, Any],
+    *,
+    data: bytes | None = None,
+    block: int | None = None,
+) -> tuple[Any, bytes, bytes]:
+    """The file's ``types`` columns (of ``columns``) as one Arrow table; also its first and last data lines.
+
+    Raises ``Irregular`` when Arrow cannot read a block as ``len(columns)`` space-separated columns of those
+    types, and when the file has no data line.
+    """
+    import pyarrow as pa
+    from pyarrow import csv
+
+    read = csv.ReadOptions(column_names=columns, block_size=ARROW_CHUNK, use_threads=True)
+    parse = csv.ParseOptions(
+        delimiter=" ",
+        quote_char=False,
+        double_quote=False,
+        escape_char=False,
+        newlines_in_values=False,
+        ignore_empty_lines=True,
+    )
+    convert = csv.ConvertOptions(
+        include_columns=list(types),
+        column_types=types,
+        null_values=[],
+        true_values=[],
+        false_values=[],
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    tables = []
+    first = last = b""
+    for chunk in iter_blocks(path, data=data, block=block):
+        if not tables and chunk[:3] == b"\xef\xbb\xbf":
+            raise Irregular  # a byte-order mark: the line reader strips it
+        text = normalise(chunk)
+        first_line, last_line = _edges(text)
+        if not first_line:
+            continue
+        first = first or first_line
+        last = last_line
+        try:
+            tables.append(csv.read_csv(pa.BufferReader(text), read, parse, convert))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
+            raise Irregular from None
+    if not tables:
+        raise Irregular
+    return pa.concat_tables(tables), first, last
+
+
+def numbers(array: Any) -> Any:
+    """A numpy copy of an Arrow array (or chunked array) of numbers without nulls, or of booleans.
+
+    pyarrow's own ``to_numpy`` imports pandas the first time (a second of start-up); this reads the buffers.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    parts = []
+    for chunk in chunks:
+        if pa.types.is_dictionary(chunk.type):
+            chunk = chunk.indices
+        if chunk.null_count:
+            raise ValueError("numbers() takes arrays without nulls")
+        buffer = chunk.buffers()[1]
+        if pa.types.is_boolean(chunk.type):
+            bits = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(0, np.uint8)
+            parts.append(np.unpackbits(bits, bitorder="little")[chunk.offset : chunk.offset + len(chunk)].view(bool))
+        else:
+            if not _DTYPES:
+                _init_dtypes()
+            dtype = _DTYPES[str(chunk.type)]
+            if buffer is None:
+                parts.append(np.zeros(0, dtype))
+            else:
+                parts.append(np.frombuffer(buffer, dtype, len(chunk), chunk.offset * dtype.itemsize))
+    if not parts:
+        return np.zeros(0)
+    return parts[0].copy() if len(parts) == 1 else np.concatenate(parts)
+
+
+_DTYPES: dict[str, Any] = {}
+
+
+def _init_dtypes() -> None:
+    import numpy as np
+
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        _DTYPES[name] = np.dtype(name)
+    _DTYPES["double"] = np.dtype(np.float64)
+    _DTYPES["float"] = np.dtype(np.float32)

@@ -1,0 +1,158 @@
+"""The drop-in's fast path: read column-wise, join, compute every measure for all topics at once.
+
+``trec_eval(options)`` tries this first. It applies when every measure asked for has a vectorised kernel
+(``toolkit.treceval.vector``), the files read column-wise the way trec_eval reads them (``read_ranked`` and
+``read_judgment_columns`` with ``binary=True``: any bytes, scores as ``atof`` reads plain decimals, grades as
+``atol``), and nothing in them depends on trec_eval's state carried between topics or on its failure modes:
+no ``-J``, ``-D``, NaN score, duplicate doc or judgment, blank or comment line in the qrels, topic without a
+grade ≥ 0, or (without ``-c``) qrels topic missing from the run. Otherwise it returns None and the reference
+loop (``toolkit.treceval.evaluate``) runs, which reproduces all of those.
+
+The lines, their order and the averages are the loop's: topics in byte order of their ids, each measure's
+values per topic, totals added topic by topic in that order.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from toolkit.treceval.measures.base import NOTHING, RUNID, STRING
+from toolkit.treceval.options import ActiveMeasure, Options, active_measures
+
+STAND_IN_DOC = b"ceci_nest_pas_un_docno"
+
+
+def fast_trec_eval(options: Options) -> Any:
+    """The ``TrecEvalResult`` trec_eval prints, or None when only the reference loop can tell."""
+    from toolkit.formats.qrels import read_judgment_columns
+    from toolkit.formats.ranked import read_ranked
+    from toolkit.formats.textfile import read_bytes
+    from toolkit.treceval import vector
+    from toolkit.treceval.evaluate import RESET_NAMES
+    from toolkit.treceval.resrels import MAX_LEVELS
+
+    if options.judged_only or options.debug_query is not None or options.max_docs < 1:
+        return None
+    if options.relevance_level < 0:
+        return None
+    measures = active_measures(options)
+    if not all(m.definition.name in ("runid", "num_q") or m.definition.name in vector.KERNELS for m in measures):
+        return None
+    if options.qrels == "-" or not options.qrels:
+        return None
+    try:
+        raw_qrels = read_bytes(options.qrels)
+    except Exception:  # noqa: BLE001 - the reference path reports unreadable files
+        return None
+    qrels = read_judgment_columns(options.qrels, data=raw_qrels, binary=True)
+    if qrels is None or qrels.duplicates or len(qrels.grades) != _lines(raw_qrels):
+        return None  # blank or comment lines: trec_eval reads them its own way
+    if len(qrels.grades) and int(qrels.grades.max()) >= MAX_LEVELS:
+        return None  # the drop-in's own limit, which the reference loop reports
+    del raw_qrels
+    data = sys.stdin.buffer.read() if options.run == "-" else None
+    fast = read_ranked(options.run, data=data, binary=True)
+    if fast is None:
+        return None
+    run, _first, last = fast
+    run_id = last.split(b" ")[5].decode("latin-1")
+    order = sorted(range(len(qrels.topics)), key=lambda t: qrels.topics[t].encode("latin-1"))
+    run_index = run.topic_index()
+    pairs = [(run_index.get(qrels.topics[t], -1), t) for t in order]
+    missing = [k for k, (r, _) in enumerate(pairs) if r < 0]
+    if missing and not options.complete:
+        return None  # trec_eval stops at the first such topic: the reference loop says where
+    stand_in = _stand_in_grades(qrels, [pairs[k][1] for k in missing])
+    from toolkit.treceval.batch import build_batch
+
+    max_docs = None if options.max_docs >= 2147483647 else options.max_docs
+    batch = build_batch(run, qrels, pairs, max_docs=max_docs, stand_in=stand_in)
+    if (batch.max_grade() < 0).any():
+        return None  # trec_eval's grade-count table carries over from topic to topic there
+    level = options.relevance_level
+    values: list[list[Any]] = []
+    for m in measures:
+        name = m.definition.name
+        if name == "runid":
+            values.append([])
+        elif name == "num_q":
+            values.append([_ones(batch.topics)])
+        elif not vector.usable(name, m.params, batch, level):
+            return None
+        else:
+            values.append(vector.compute(name, m.params, batch, level))
+    for k in missing:  # the stand-in's counts trec_eval resets to 0 (matched by printed name)
+        for m, arrays in zip(measures, values, strict=True):
+            for j, name in enumerate(m.names):
+                if name in RESET_NAMES or name.startswith("unj"):
+                    arrays[j][k] = 0.0
+    topic_ids = [qrels.topics[t] for _, t in pairs]
+    return _result(options, measures, values, topic_ids, run_id, qrels)
+
+
+def _lines(raw: bytes) -> int:
+    return raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+
+
+def _ones(n: int) -> Any:
+    import numpy as np
+
+    return np.ones(n)
+
+
+def _stand_in_grades(qrels: Any, topics: list[int]) -> list[int]:
+    """The grade of trec_eval's stand-in doc in each of ``topics`` (-1 when not judged, -2 when judged < 0)."""
+    import numpy as np
+
+    if not topics:
+        return []
+    judged = np.flatnonzero(np.isin(qrels.codes, topics))
+    names = qrels.doc_ids(judged)
+    grade = {}
+    for row, name in zip(judged.tolist(), names, strict=True):
+        if name.encode("latin-1") == STAND_IN_DOC:
+            value = int(qrels.grades[row])
+            grade[int(qrels.codes[row])] = -2 if value < 0 else value
+    return [grade.get(t, -1) for t in topics]
+
+
+def _result(
+    options: Options,
+    measures: list[ActiveMeasure],
+    values: list[list[Any]],
+    topic_ids: list[str],
+    run_id: str,
+    qrels: Any,
+) -> Any:
+    import numpy as np
+
+    from toolkit.treceval.evaluate import OutputLine, TrecEvalResult, summary_lines
+
+    columns = [[array.tolist() for array in arrays] for arrays in values]
+    lines: list[OutputLine] = []
+    if options.per_topic:
+        shown = [
+            (m.names, cols, m.definition.value)
+            for m, cols in zip(measures, columns, strict=True)
+            if m.definition.per_topic and m.definition.value not in (RUNID, STRING)
+        ]
+        for i, query_id in enumerate(topic_ids):
+            for names, cols, kind in shown:
+                lines.extend(OutputLine(name, query_id, col[i], kind) for name, col in zip(names, cols, strict=True))
+    if options.summary:
+        topics = len(topic_ids)
+        for m, arrays in zip(measures, values, strict=True):
+            totals = [0.0] * max(len(m.names), 1)
+            if m.definition.average != NOTHING:
+                totals = [float(np.add.accumulate(a)[-1]) if len(a) else 0.0 for a in arrays]
+            lines.extend(
+                summary_lines(m, totals, topics, topics, options, run_id, lambda: _positive(qrels))
+            )
+    return TrecEvalResult(tuple(lines))
+
+
+def _positive(qrels: Any) -> int:
+    import numpy as np
+
+    return int(np.count_nonzero(qrels.grades > 0))
