@@ -6,14 +6,16 @@ down each list with occasional ties (listed in random doc order), ~50 relevant d
 run without the comment line and the tabs. On each it times, in its own subprocess from files on disk:
 
 * trec_eval 10 built from ``../shared/conformance/trec_eval/src`` (as ``tests/conftest.py`` builds it, into
-  ``~/.cache/trec-toolkit/``): ``trec_eval -q -m map -m P.5 -m recip_rank -m ndcg_cut.10 QRELS RUN``;
+  ``~/.cache/trec-toolkit/``): ``trec_eval [-q] -m map -m P.5 -m recip_rank -m ndcg_cut.10 QRELS RUN``;
 * ``trec-toolkit trec_eval`` with the same arguments (byte-identical output required);
-* ``trec-toolkit score RUN --qrels QRELS --measures 'AP P@5 RR nDCG@10' --per-query --format trec`` (the same
+* ``trec-toolkit score RUN --qrels QRELS --measures 'AP P@5 RR nDCG@10' --format trec [--per-query]`` (the same
   lines as trec_eval's, apart from ``runid``; required identical);
 * with ``--default-measures`` also both trec_evals with their default measures (``official``).
 
-Each is repeated (median wall time of ``--repeat``, interleaved so that changing load hits every tool alike)
-with its peak RSS (the child's ``ru_maxrss``), and the ratios to trec_eval are printed with the machine's load.
+Each with only the summary lines and with every topic's (``-q``, ``--per-query``); each repeated (median wall
+and CPU time of ``--repeat``, interleaved so that changing load hits every tool alike), with its peak RSS (the
+child's ``ru_maxrss``), and the ratios to trec_eval are printed with the machine's load. CPU time (user +
+system, all threads) is the steadier number on a shared machine; on an idle one the wall time is what counts.
 
 Usage: ``.venv/bin/python bench/bench_trec_eval_speed.py [--topics 5000] [--docs 1000] [--repeat 3]
 [--default-measures] [--keep DIR]``.
@@ -105,20 +107,22 @@ WRAPPER = (
     "t = time.perf_counter()\n"
     "p = subprocess.run(sys.argv[2:], stdout=out)\n"
     "dt = time.perf_counter() - t\n"
-    "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, p.returncode, file=sys.stderr)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(dt, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, p.returncode, file=sys.stderr)\n"
     "sys.exit(p.returncode)\n"
 )
 
 
-def run_measured(argv: list[str], out: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of ``argv`` (stdout to ``out``), read by a tiny wrapper process."""
+def run_measured(argv: list[str], out: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, all threads) and peak RSS (MiB) of ``argv`` (stdout to
+    ``out``), read by a tiny wrapper process from its child's ``getrusage``."""
     proc = subprocess.run(
         [sys.executable, "-c", WRAPPER, str(out), *argv], capture_output=True, text=True, check=False
     )
     if proc.returncode != 0:
         raise SystemExit(f"{argv[:4]} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    seconds, rss, _ = proc.stderr.strip().splitlines()[-1].split()
-    return float(seconds), float(rss)
+    seconds, cpu, rss, _ = proc.stderr.strip().splitlines()[-1].split()
+    return float(seconds), float(cpu), float(rss)
 
 
 def load() -> str:
@@ -146,41 +150,50 @@ def main() -> None:
         print(f"run {run_path.stat().st_size / 1e6:.0f} MB, plain {plain_path.stat().st_size / 1e6:.0f} MB, ", end="")
         print(f"qrels {qrels_path.stat().st_size / 1e6:.1f} MB")
         qrels = str(qrels_path)
-        cases: list[tuple[str, str, list[str]]] = []  # (layout, label, argv); the first of each layout is the oracle
+        cases: list[tuple[str, str, list[str]]] = []  # (group, tool, argv); each group's first is trec_eval
         suites = [("4 measures", TREC_MEASURES)]
         if args.default_measures:
             suites.append(("default measures", []))
         for layout, path in (("comment + tabs", run_path), ("plain", plain_path)):
             for suite, meas in suites:
-                cases.append((f"{layout}, {suite}", "trec_eval 10", [binary, "-q", *meas, qrels, str(path)]))
-                cases.append(
-                    (f"{layout}, {suite}", "trec-toolkit trec_eval", [toolkit, "trec_eval", "-q", *meas, qrels, str(path)])
-                )
-                if meas:
-                    argv = [toolkit, "score", str(path), "--qrels", qrels, "--measures", MEASURES]
-                    cases.append((f"{layout}, {suite}", "trec-toolkit score", [*argv, "--per-query", "--format", "trec"]))
+                for shown, q in (("summary", []), ("-q", ["-q"])):
+                    group = f"{layout}, {suite}, {shown}"
+                    cases.append((group, "trec_eval 10", [binary, *q, *meas, qrels, str(path)]))
+                    cases.append((group, "trec-toolkit trec_eval", [toolkit, "trec_eval", *q, *meas, qrels, str(path)]))
+                    if meas:
+                        argv = [toolkit, "score", str(path), "--qrels", qrels, "--measures", MEASURES, "--format", "trec"]
+                        cases.append((group, "trec-toolkit score", argv + (["--per-query"] if q else [])))
         times: dict[int, list[float]] = {i: [] for i in range(len(cases))}
+        cpus: dict[int, list[float]] = {i: [] for i in range(len(cases))}
         peaks: dict[int, list[float]] = {i: [] for i in range(len(cases))}
         print(f"load before: {load()}")
         for rep in range(args.repeat):
             for i, (group, label, argv) in enumerate(cases):
-                seconds, rss = run_measured(argv, folder / f"out{i}.{rep}")
+                seconds, cpu, rss = run_measured(argv, folder / f"out{i}.{rep}")
                 times[i].append(seconds)
+                cpus[i].append(cpu)
                 peaks[i].append(rss)
-                print(f"  [{rep + 1}/{args.repeat}] {group}: {label}: {seconds:.2f} s, {rss:.0f} MiB", flush=True)
+                print(
+                    f"  [{rep + 1}/{args.repeat}] {group}: {label}: {seconds:.2f} s wall, {cpu:.2f} s CPU, {rss:.0f} MiB",
+                    flush=True,
+                )
         print(f"load after: {load()}")
         check(folder, cases, args.repeat)
         print()
-        print("| layout, measures | tool | median wall (s) | runs (s) | peak RSS (MiB) | time / trec_eval | RSS / trec_eval |")
-        print("|---|---|---:|---|---:|---:|---:|")
-        base: tuple[float, float] = (1.0, 1.0)
+        print(
+            "| layout, measures, output | tool | median wall (s) | wall runs (s) | median CPU (s) | peak RSS (MiB) "
+            "| wall / trec_eval | CPU / trec_eval | RSS / trec_eval |"
+        )
+        print("|---|---|---:|---|---:|---:|---:|---:|---:|")
+        base: tuple[float, float, float] = (1.0, 1.0, 1.0)
         for i, (group, label, _argv) in enumerate(cases):
-            median, peak = statistics.median(times[i]), max(peaks[i])
+            median, cpu, peak = statistics.median(times[i]), statistics.median(cpus[i]), max(peaks[i])
             if label == "trec_eval 10":
-                base = (median, peak)
+                base = (median, cpu, peak)
             runs = ", ".join(f"{t:.2f}" for t in times[i])
             print(
-                f"| {group} | {label} | {median:.2f} | {runs} | {peak:.0f} | {median / base[0]:.2f} | {peak / base[1]:.2f} |"
+                f"| {group} | {label} | {median:.2f} | {runs} | {cpu:.2f} | {peak:.0f} | {median / base[0]:.2f} "
+                f"| {cpu / base[1]:.2f} | {peak / base[2]:.2f} |"
             )
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from toolkit.formats.tables import Irregular, numbers, read_table
+from toolkit.formats.tables import Irregular, numbers, read_table, release_memory
 
 
 @runtime_checkable
@@ -99,8 +99,10 @@ def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
         starts = offsets[a:b].astype(np.int64) - first
         lengths = offsets[a + 1 : b + 1].astype(np.int64) - offsets[a:b]
         h = lengths.astype(np.uint64) * np.uint64(_PRIME)
+        last = len(words) - 1
         for k in range(0, int(lengths.max()), 8):
-            h ^= words[starts + k] & masks[np.clip(lengths - k, 0, 8)]
+            # a value shorter than k reads some other bytes here, all masked off
+            h ^= words[np.minimum(starts + k, last)] & masks[np.clip(lengths - k, 0, 8)]
             h = _mix(np, h)
         out[a:b] = h
     return out
@@ -291,11 +293,13 @@ def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    docs = columns.pop(1).combine_chunks()  # one buffer: takes and hashes without chunk lookups
+    release_memory()  # each column's chunks, once copied, go back to the system before the next copy
     codes, values = _codes(columns.pop(0))
+    release_memory()
     topics = [v.decode("latin-1") for v in values] if binary else values
-    docs = columns.pop(0).combine_chunks()  # one buffer: takes and hashes without chunk lookups
     scores = numbers(columns.pop(0))
-    pa.default_memory_pool().release_unused()  # the chunks just copied: give their pages back
+    release_memory()
     n, n_topics = len(scores), len(topics)
     if not binary and not np.isfinite(scores).all():
         raise Irregular  # inf, nan: the line reader names the line
@@ -312,6 +316,7 @@ def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
         starts = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n_topics)))).astype(np.int64)
         scores = scores[order]
     order, scores = _fix_order(np, pa, pc, starts, order, scores, docs)
+    release_memory()
     keys = row_keys(codes, string_hashes(pa.array(values, type=docs.type)), string_hashes(docs))
 
     def same(i: int, j: int) -> bool:

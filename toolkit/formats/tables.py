@@ -175,24 +175,56 @@ def read_table(
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    tables = []
-    first = last = b""
-    for chunk in iter_blocks(path, data=data, block=block):
-        if not tables and chunk[:3] == b"\xef\xbb\xbf":
-            raise Irregular  # a byte-order mark: the line reader strips it
+    def parse_block(chunk: bytes) -> tuple[Any, bytes, bytes]:
         text = normalise(chunk)
         first_line, last_line = _edges(text)
         if not first_line:
-            continue
-        first = first or first_line
-        last = last_line
+            return None, b"", b""
         try:
-            tables.append(csv.read_csv(pa.BufferReader(text), read, parse, convert))
+            return csv.read_csv(pa.BufferReader(text), read, parse, convert), first_line, last_line
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
             raise Irregular from None
+
+    tables = []
+    first = last = b""
+    for table, first_line, last_line in _pipelined(parse_block, iter_blocks(path, data=data, block=block)):
+        if table is None:
+            continue
+        if not tables and first_line[:3] == b"\xef\xbb\xbf":
+            raise Irregular  # a byte-order mark: the line reader strips it
+        first = first or first_line
+        last = last_line
+        tables.append(table)
     if not tables:
         raise Irregular
     return pa.concat_tables(tables), first, last
+
+
+#: Blocks normalised and parsed at once: one block's Python work overlaps another's parsing in Arrow.
+IN_FLIGHT = 2
+
+
+def _pipelined(work: Any, items: Iterator[bytes]) -> Iterator[Any]:
+    """``work(item)`` for each item, in order, with up to ``IN_FLIGHT`` items in progress in threads.
+
+    Why threads: Arrow parses without the GIL and numpy releases it, so a block's normalisation runs while
+    the previous block is being parsed; at most ``IN_FLIGHT`` blocks are held at a time.
+    """
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(IN_FLIGHT) as pool:
+        pending: deque[Any] = deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(work, item))
+                if len(pending) >= IN_FLIGHT:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def numbers(array: Any) -> Any:
@@ -237,3 +269,21 @@ def _init_dtypes() -> None:
         _DTYPES[name] = np.dtype(name)
     _DTYPES["double"] = np.dtype(np.float64)
     _DTYPES["float"] = np.dtype(np.float32)
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the system: Arrow's pool, and glibc's heap (``malloc_trim``).
+
+    Why: a column converted to numpy frees its Arrow chunks into Arrow's allocator, and numpy's temporaries go
+    back to glibc's heap; both keep those pages, so the peak memory of reading a run would hold every
+    intermediate copy at once. Called between the reader's big steps (where nothing else is in flight).
+    """
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass

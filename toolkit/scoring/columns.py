@@ -25,8 +25,8 @@ def kernel_of(r: Route) -> tuple[str, list[Any], int, int | None] | None:
     params = dict(getattr(r.compute, "params", {}) or {})
     cutoff = params.pop("cutoff", None)
     rel = params.pop("rel", 1)
-    if params or not isinstance(rel, int) or rel < 0:
-        return None  # judged_only, gains, dcg variants …: the backends
+    if params or not isinstance(rel, int) or rel < 1:
+        return None  # judged_only, gains, dcg variants, rel < 1 (pytrec_eval refuses it) …: the backends
     name = r.compute.NAME
     if r.kind == RR_CUT and name == "RR":
         return ("recip_rank", [], rel, r.depth)
@@ -75,8 +75,8 @@ def score_columns(evaluator: Any, run: Run, query_ids: list[str]) -> dict[str, d
         if not vector.usable(measure, params, batch, level):
             return None
         if depth is not None:  # RR@k: the first relevant doc within the top k
-            rank = batch.first(batch.hits(level) & (batch.rank < depth))
-            array = np.where(rank >= 0, 1.0 / (rank + 1.0), 0.0)
+            rank = batch.first(batch.hits(level))
+            array = np.where((rank >= 0) & (rank < depth), 1.0 / (rank + 1.0), 0.0)
         else:
             array = vector.compute(measure, params, batch, level)[0]
         values[name] = array.tolist()

@@ -15,8 +15,8 @@ as ``form_res_rels`` gives them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
+from weakref import WeakKeyDictionary, ref
 
 from toolkit.formats.qrels import JudgmentColumns
 from toolkit.formats.ranked import RankedColumns
@@ -28,12 +28,21 @@ from toolkit.treceval.vector import Batch
 FILTER_BITS = 24
 
 
-@lru_cache(maxsize=2)
-def judgment_rows(run: RankedColumns, qrels: JudgmentColumns) -> Any:
-    """For every run row (file order), the qrels row judging the same (topic, doc), or -1 (read-only).
+#: The last join of each run still alive (``score`` needs it for the measures and again for Judged@k).
+_JOINS: WeakKeyDictionary[RankedColumns, tuple[Any, Any]] = WeakKeyDictionary()
 
-    Kept for the last two pairs asked for: ``score`` joins once for the measures and once for Judged@k.
-    """
+
+def judgment_rows(run: RankedColumns, qrels: JudgmentColumns) -> Any:
+    """For every run row (file order), the qrels row judging the same (topic, doc), or -1 (read-only)."""
+    kept = _JOINS.get(run)
+    if kept is not None and kept[0]() is qrels:
+        return kept[1]
+    rows = _join(run, qrels)
+    _JOINS[run] = (ref(qrels), rows)
+    return rows
+
+
+def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -41,8 +50,13 @@ def judgment_rows(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     shift = np.uint64(64 - FILTER_BITS)
     flags = np.zeros(1 << FILTER_BITS, bool)
     flags[(qrels.keys >> shift).astype(np.intp)] = True
-    rows = np.flatnonzero(flags[(run.keys >> shift).astype(np.intp)])
-    del flags
+    step = 1 << 20  # a slice at a time: the shifted keys are 8 bytes a row
+    parts = [
+        np.flatnonzero(flags[(run.keys[a : a + step] >> shift).astype(np.intp)]) + a
+        for a in range(0, len(run.keys), step)
+    ]
+    rows = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    del flags, parts
     found = numbers(pc.index_in(pa.array(run.keys[rows]), value_set=pa.array(qrels.keys)).fill_null(-1))
     rows = rows[found >= 0]
     qrows = found[found >= 0].astype(np.int64)
@@ -83,10 +97,21 @@ def build_batch(
         length = np.minimum(length, max_docs)
     starts = np.concatenate(([0], np.cumsum(length))).astype(np.int64)
     total = int(starts[-1])
-    positions = np.repeat(first - starts[:-1], length) + np.arange(total)
-    qrow = judged[run.order[positions]]
-    grade = np.where(qrow >= 0, qrels.grades[np.maximum(qrow, 0)], RELVALUE_NONPOOL)
-    rel = np.where((qrow >= 0) & (grade < 0), RELVALUE_UNJUDGED, grade).astype(np.int64)
+    small = np.int32 if len(run.order) < 2**31 and total < 2**31 else np.int64
+    # the run rows in batch order, one 4-byte array at a time (5 million results: 20 MB each)
+    rows = np.repeat((first - starts[:-1]).astype(small), length)
+    rows += np.arange(total, dtype=small)
+    rows[starts[:-1][~present]] = 0
+    rows = run.order[rows]
+    qrow = judged[rows] if len(rows) else np.zeros(0, np.int32)
+    del rows
+    rel = np.full(total, RELVALUE_NONPOOL, np.int32 if small is np.int32 else np.int64)
+    found = np.flatnonzero(qrow >= 0)
+    grade = qrels.grades[qrow[found]]
+    del qrow
+    if len(grade) and (grade.max() >= 2**31 or grade.min() < -(2**31)):
+        rel = rel.astype(np.int64)
+    rel[found] = np.where(grade < 0, RELVALUE_UNJUDGED, grade)
     missing = np.flatnonzero(~present)
     if len(missing):
         values = list(stand_in) if stand_in else [RELVALUE_NONPOOL] * len(missing)

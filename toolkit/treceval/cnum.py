@@ -140,6 +140,8 @@ def qsort(items: list[T], compare: Callable[[T, T], int]) -> list[T]:
 
 def format_fixed(value: float, decimals: int = 4, width: int = 6) -> str:
     """``printf("%{width}.{decimals}f")`` as glibc prints it, ``-nan`` included."""
+    if -math.inf < value < math.inf:  # finite: Python's formatting is glibc's (exact binary value, rounded)
+        return f"{value:{width}.{decimals}f}"
     if math.isnan(value):
         text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
         return text.rjust(width)

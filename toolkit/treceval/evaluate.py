@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolkit.errors import FormatError
 from toolkit.formats.as_trec_eval import (
@@ -52,9 +52,12 @@ RESET_NAMES = ("num_ret", "utility", "rbp_resid")
 EMPTY = ResRels(0, 0, 0, 0, 0, 0, {}, [])
 
 
-@dataclass(frozen=True)
-class OutputLine:
-    """One printed line: ``kind`` is ``double`` (%6.4f), ``long`` (%ld), ``string`` (quoted) or ``runid``."""
+class OutputLine(NamedTuple):
+    """One printed line: ``kind`` is ``double`` (%6.4f), ``long`` (%ld), ``string`` (quoted) or ``runid``.
+
+    A named tuple rather than a dataclass: ``-q`` with trec_eval's default measures prints ~30 lines a topic,
+    and building them is then part of the evaluation's time.
+    """
 
     measure: str
     query_id: str

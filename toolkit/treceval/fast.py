@@ -27,6 +27,7 @@ def fast_trec_eval(options: Options) -> Any:
     """The ``TrecEvalResult`` trec_eval prints, or None when only the reference loop can tell."""
     from toolkit.formats.qrels import read_judgment_columns
     from toolkit.formats.ranked import read_ranked
+    from toolkit.formats.tables import release_memory
     from toolkit.formats.textfile import read_bytes
     from toolkit.treceval import vector
     from toolkit.treceval.evaluate import RESET_NAMES
@@ -68,6 +69,8 @@ def fast_trec_eval(options: Options) -> Any:
 
     max_docs = None if options.max_docs >= 2147483647 else options.max_docs
     batch = build_batch(run, qrels, pairs, max_docs=max_docs, stand_in=stand_in)
+    del run, fast  # the measures need only the batch: the run's columns go back to the system
+    release_memory()
     if (batch.max_grade() < 0).any():
         return None  # trec_eval's grade-count table carries over from topic to topic there
     level = options.relevance_level
@@ -137,9 +140,9 @@ def _result(
             for m, cols in zip(measures, columns, strict=True)
             if m.definition.per_topic and m.definition.value not in (RUNID, STRING)
         ]
+        flat = [(name, col, kind) for names, cols, kind in shown for name, col in zip(names, cols, strict=True)]
         for i, query_id in enumerate(topic_ids):
-            for names, cols, kind in shown:
-                lines.extend(OutputLine(name, query_id, col[i], kind) for name, col in zip(names, cols, strict=True))
+            lines.extend([OutputLine(name, query_id, col[i], kind) for name, col, kind in flat])
     if options.summary:
         topics = len(topic_ids)
         for m, arrays in zip(measures, values, strict=True):

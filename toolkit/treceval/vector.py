@@ -62,19 +62,23 @@ class Batch:
 
         return np.diff(self.starts)
 
-    @cached_property
-    def topic_of(self) -> Any:
-        """The topic of each ranked doc."""
+    def locate(self, positions: Any) -> tuple[Any, Any]:
+        """The topic and the 0-based rank within it of each of ``positions`` (ascending indices into ``rel``)."""
         import numpy as np
 
-        return np.repeat(np.arange(self.topics, dtype=np.int32), self.lengths)
+        topics = np.searchsorted(self.starts, positions, side="right") - 1
+        return topics, positions - self.starts[topics]
 
-    @cached_property
-    def rank(self) -> Any:
-        """The 0-based rank of each ranked doc within its topic."""
+    def flagged(self, flags: Any, depth: int | None = None) -> tuple[Any, Any, Any]:
+        """Positions with ``flags`` (within the top ``depth`` of their topic), their topics and ranks."""
         import numpy as np
 
-        return (np.arange(len(self.rel), dtype=np.int64) - self.starts[:-1][self.topic_of]).astype(np.int32)
+        where = np.flatnonzero(flags)
+        topics, ranks = self.locate(where)
+        if depth is not None:
+            keep = ranks < depth
+            where, topics, ranks = where[keep], topics[keep], ranks[keep]
+        return where, topics, ranks
 
     def num_rel(self, level: int) -> Any:
         """Qrels docs with a grade ≥ max(level, 0) (trec_eval counts only grades ≥ 0)."""
@@ -124,20 +128,30 @@ class Batch:
                 counts += flags[np.minimum(at, last)] & (at < self.starts[1:])
             return counts
         limit = np.asarray(k, np.int64)
-        keep = flags & (self.rank < (limit if limit.ndim == 0 else limit[self.topic_of]))
-        return np.bincount(self.topic_of[keep], minlength=self.topics)
+        _, topics, ranks = self.flagged(flags)
+        keep = ranks < (limit if limit.ndim == 0 else limit[topics])
+        return np.bincount(topics[keep], minlength=self.topics)
 
     def first(self, flags: Any) -> Any:
         """Per topic, the rank of its first doc with ``flags`` (-1 when none)."""
         import numpy as np
 
-        where = np.flatnonzero(flags)
+        _, topics, ranks = self.flagged(flags)
         out = np.full(self.topics, -1, np.int64)
-        topics = self.topic_of[where]
-        keep = np.ones(len(where), bool)
+        keep = np.ones(len(topics), bool)
         keep[1:] = topics[1:] != topics[:-1]
-        out[topics[keep]] = self.rank[where[keep]]
+        out[topics[keep]] = ranks[keep]
         return out
+
+
+def _ordinals(topics: Any) -> Any:
+    """0, 1, 2 … within each stretch of equal ``topics`` (non-decreasing)."""
+    import numpy as np
+
+    first = np.ones(len(topics), bool)
+    first[1:] = topics[1:] != topics[:-1]
+    starts = np.flatnonzero(first)
+    return np.arange(len(topics)) - np.repeat(starts, np.diff(np.append(starts, len(topics))))
 
 
 def sequential_sums(topics: Any, values: Any, n_topics: int, *, cumulative: bool = False) -> Any:
@@ -151,10 +165,7 @@ def sequential_sums(topics: Any, values: Any, n_topics: int, *, cumulative: bool
 
     if len(values) == 0:
         return np.zeros((n_topics, 1)) if cumulative else np.zeros(n_topics)
-    first = np.ones(len(topics), bool)
-    first[1:] = topics[1:] != topics[:-1]
-    starts = np.flatnonzero(first)
-    ordinal = np.arange(len(topics)) - np.repeat(starts, np.diff(np.append(starts, len(topics))))
+    ordinal = _ordinals(topics)
     width = int(ordinal.max()) + 1
     matrix = np.zeros((n_topics, width))
     matrix[topics, ordinal] = values
@@ -206,16 +217,9 @@ def _num_nonrel_judged_ret(b: Batch, level: int, params: Sequence[Any]) -> list[
 def _ap_sums(b: Batch, level: int, depth: Any = None) -> tuple[Any, Any]:
     """(sum of precision at each relevant doc, number of relevant docs) per topic, in the top ``depth``."""
     np = _np()
-    hits = b.hits(level)
-    if depth is not None:
-        hits &= b.rank < depth
-    where = np.flatnonzero(hits)
-    topics = b.topic_of[where]
-    first = np.ones(len(where), bool)
-    first[1:] = topics[1:] != topics[:-1]
-    starts = np.flatnonzero(first)
-    so_far = np.arange(1, len(where) + 1) - np.repeat(starts, np.diff(np.append(starts, len(where))))
-    terms = _divide(so_far, b.rank[where] + 1)
+    where, topics, ranks = b.flagged(b.hits(level), depth)
+    so_far = _ordinals(topics) + 1
+    terms = _divide(so_far, ranks + 1)
     counts = np.bincount(topics, minlength=b.topics)
     return sequential_sums(topics, terms, b.topics), counts
 
@@ -304,13 +308,10 @@ def _bpref(b: Batch, level: int, params: Sequence[Any]) -> list[Any]:
     np = _np()
     num_rel = b.num_rel(level)
     num_nonrel = b.num_nonrel(level)
-    judged = b.rel >= 0
-    nonrel = judged & (b.rel < level)
-    nonrel_so_far = np.cumsum(nonrel, dtype=np.int64)
-    before = nonrel_so_far - nonrel_so_far[b.starts[:-1]][b.topic_of] + nonrel[b.starts[:-1]][b.topic_of]
-    relevant = np.flatnonzero(judged & ~nonrel)
-    topics = b.topic_of[relevant]
-    seen = before[relevant]
+    nonrel = np.flatnonzero((b.rel >= 0) & (b.rel < level))
+    relevant, topics, _ = b.flagged(b.rel >= max(level, 0))
+    # judged non-relevant docs ranked above each relevant doc, within its topic
+    seen = np.searchsorted(nonrel, relevant) - np.searchsorted(nonrel, b.starts[:-1][topics])
     r = num_rel[topics]
     ratio = _divide(np.minimum(seen, r), np.minimum(num_nonrel[topics], r))
     terms = np.where(seen > 0, 1.0 - ratio, 1.0)
@@ -327,14 +328,9 @@ def _interpolated(b: Batch, level: int, percents: Sequence[float]) -> tuple[Any,
     """
     np = _np()
     num_rel = b.num_rel(level)
-    hits = b.hits(level)
-    where = np.flatnonzero(hits)
-    topics = b.topic_of[where]
-    first = np.ones(len(where), bool)
-    first[1:] = topics[1:] != topics[:-1]
-    starts = np.flatnonzero(first)
-    so_far = np.arange(1, len(where) + 1) - np.repeat(starts, np.diff(np.append(starts, len(where))))
-    precision = _divide(so_far, b.rank[where] + 1)
+    where, topics, ranks = b.flagged(b.hits(level))
+    so_far = _ordinals(topics) + 1
+    precision = _divide(so_far, ranks + 1)
     rel_ret = np.bincount(topics, minlength=b.topics)
     width = int(rel_ret.max()) if len(rel_ret) else 0
     matrix = np.zeros((b.topics, width + 1))
@@ -368,13 +364,9 @@ def _11pt_avg(b: Batch, level: int, percents: Sequence[float]) -> list[Any]:
 def _dcg_terms(b: Batch, depth: int | None) -> tuple[Any, Any]:
     """Topics and terms ``grade / log2(rank + 2)`` of the ranked docs with a grade > 0 (in the top ``depth``)."""
     np = _np()
-    positive = b.rel > 0
-    if depth is not None:
-        positive &= b.rank < depth
-    where = np.flatnonzero(positive)
-    ranks = b.rank[where]
+    where, topics, ranks = b.flagged(b.rel > 0, depth)
     table = _discounts(int(ranks.max()) + 1 if len(ranks) else 1)
-    return b.topic_of[where], _divide(b.rel[where], table[ranks])
+    return topics, _divide(b.rel[where], table[ranks])
 
 
 def _ideal_terms(b: Batch, depth: int | None) -> tuple[Any, Any]:
@@ -398,7 +390,7 @@ def _ndcg_cut(b: Batch, level: int, cutoffs: Sequence[Any]) -> list[Any]:
     dcg = sequential_sums(topics, terms, b.topics, cumulative=True)
     itopics, iterms = _ideal_terms(b, deepest)
     ideal = sequential_sums(itopics, iterms, b.topics, cumulative=True)
-    positive_rank = b.rank[np.flatnonzero((b.rel > 0) & (b.rank < deepest))]
+    positive_rank = b.flagged(b.rel > 0, deepest)[2]
     out = []
     for k in cutoffs:
         k = int(k)
