@@ -3,7 +3,7 @@
 Generates a run of 6,980 topics × 1,000 docs with ties and graded qrels (1–3 relevant docs per topic) in a
 temporary directory, then times each tool in its own subprocess from files on disk to per-topic values of
 six measures (RR@10 P@1 P@5 nDCG@10 Rprec AP): median wall time of 3 interleaved repetitions (ranx once) and
-peak RSS (the child's ``ru_maxrss``; with ``TREC_TOOLKIT_WORKERS=2`` the largest of ``score``'s processes).
+peak RSS (the child's ``ru_maxrss``).
 Checks ``score``'s per-topic values against pytrec_eval's (which breaks ties like trec_eval; the generated
 ties are exact in float32, so it sees trec_eval 10's order) and prints how far ir_measures' and ranx's
 aggregates are from them (they break ties their own way).
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -137,10 +136,6 @@ def main() -> None:
         ours += ["--per-query", "--format", "json", "-o"]
         tools: dict[str, tuple[list[str], dict[str, str] | None]] = {
             "trec-toolkit score": ([*ours, str(folder / "ours.json")], None),
-            "trec-toolkit score, TREC_TOOLKIT_WORKERS=2": (
-                [*ours, str(folder / "ours2.json")],
-                {**os.environ, "TREC_TOOLKIT_WORKERS": "2"},
-            ),
             "pytrec_eval": (
                 [python, str(folder / "bench_pytrec_eval.py"), *files, str(folder / "pytrec.json")],
                 None,
@@ -192,8 +187,6 @@ def check(folder: Path, topics: int) -> None:
     pytrec_eval has no RR@10; its uncut ``recip_rank`` gives it exactly: RR@10 = RR when RR ≥ 1/10, else 0.
     """
     ours = json.loads((folder / "ours.json").read_text())["runs"][0]
-    ours2 = json.loads((folder / "ours2.json").read_text())["runs"][0]
-    assert ours2["per_query"] == ours["per_query"], "1 and 2 processes differ"
     ref = json.loads((folder / "pytrec.json").read_text())
     assert ours["n"] == topics, ours["n"]
     worst = 0.0

@@ -24,7 +24,6 @@ Usage: ``.venv/bin/python bench/bench_trec_eval_speed.py [--topics 5000] [--docs
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -135,19 +134,28 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--default-measures", action="store_true", help="also time trec_eval's defaults")
-    parser.add_argument("--keep", type=Path, help="generate into (or reuse) this folder instead of a temp one")
+    parser.add_argument(
+        "--keep", type=Path, help="generate into (or reuse) this folder instead of a temp one"
+    )
     args = parser.parse_args()
     binary = str(trec_eval_binary())
     toolkit = str(Path(sys.executable).with_name("trec-toolkit"))
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        run_path, plain_path, qrels_path = folder / "bench.run", folder / "bench.plain.run", folder / "bench.qrels"
+        run_path, plain_path, qrels_path = (
+            folder / "bench.run",
+            folder / "bench.plain.run",
+            folder / "bench.qrels",
+        )
         if not (run_path.exists() and plain_path.exists() and qrels_path.exists()):
             t0 = time.perf_counter()
             generate(folder, args.topics, args.docs)
             print(f"generated in {time.perf_counter() - t0:.0f} s")
-        print(f"run {run_path.stat().st_size / 1e6:.0f} MB, plain {plain_path.stat().st_size / 1e6:.0f} MB, ", end="")
+        print(
+            f"run {run_path.stat().st_size / 1e6:.0f} MB, plain {plain_path.stat().st_size / 1e6:.0f} MB, ",
+            end="",
+        )
         print(f"qrels {qrels_path.stat().st_size / 1e6:.1f} MB")
         qrels = str(qrels_path)
         cases: list[tuple[str, str, list[str]]] = []  # (group, tool, argv); each group's first is trec_eval
@@ -159,9 +167,21 @@ def main() -> None:
                 for shown, q in (("summary", []), ("-q", ["-q"])):
                     group = f"{layout}, {suite}, {shown}"
                     cases.append((group, "trec_eval 10", [binary, *q, *meas, qrels, str(path)]))
-                    cases.append((group, "trec-toolkit trec_eval", [toolkit, "trec_eval", *q, *meas, qrels, str(path)]))
+                    cases.append(
+                        (group, "trec-toolkit trec_eval", [toolkit, "trec_eval", *q, *meas, qrels, str(path)])
+                    )
                     if meas:
-                        argv = [toolkit, "score", str(path), "--qrels", qrels, "--measures", MEASURES, "--format", "trec"]
+                        argv = [
+                            toolkit,
+                            "score",
+                            str(path),
+                            "--qrels",
+                            qrels,
+                            "--measures",
+                            MEASURES,
+                            "--format",
+                            "trec",
+                        ]
                         cases.append((group, "trec-toolkit score", argv + (["--per-query"] if q else [])))
         times: dict[int, list[float]] = {i: [] for i in range(len(cases))}
         cpus: dict[int, list[float]] = {i: [] for i in range(len(cases))}
@@ -207,7 +227,9 @@ def check(folder: Path, cases: list[tuple[str, str, list[str]]], repeat: int) ->
                 oracle.setdefault(group, text)
             expected = oracle[group]
             if label == "trec-toolkit score":
-                expected = b"".join(line for line in expected.splitlines(True) if not line.startswith(b"runid"))
+                expected = b"".join(
+                    line for line in expected.splitlines(True) if not line.startswith(b"runid")
+                )
                 text = b"".join(line for line in text.splitlines(True) if not line.startswith(b"runid"))
             if text != expected:
                 raise SystemExit(f"{group}: {label} differs from trec_eval 10 (out{i}.{rep})")

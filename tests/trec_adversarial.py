@@ -145,3 +145,22 @@ def maybe_gzip(data: bytes, rng: random.Random) -> tuple[bytes, str]:
     if rng.random() < 0.2:
         return gzip.compress(data, mtime=0), ".gz"
     return data, ""
+
+
+def lengthen_doc_ids(data: bytes, seed: int) -> bytes:
+    """The same file with doc ids of varied lengths (1 to ~60 bytes): ``d7`` → ``collection/…/d7``.
+
+    Why: a column reader that hashes ids a word at a time must hash a value the same way whatever the other
+    values' lengths are; short ids alone never show a mistake there.
+    """
+    import re
+
+    rng = random.Random(seed)
+    prefixes = ["", "c/", "collection/docs/", "urn:x-trec:" * 3, "doc-" * 11]
+    chosen = {str(k): rng.choice(prefixes) for k in range(100)}
+
+    def longer(match: re.Match[bytes]) -> bytes:
+        number = match.group(2).decode()
+        return chosen[number].encode() + match.group(1) + match.group(2)
+
+    return re.sub(rb"(?<=[ \t])([dx])([0-9]+)(?=[ \t\r\n])", longer, data)

@@ -86,7 +86,9 @@ def render(rows: list[tuple[str, str, float, str]], layout: dict[str, object]) -
         elif sep == "double":
             line = "  ".join(fields)
         elif sep == "ragged":  # runs of blanks, and blanks before and after the line
-            line = rng.choice(["", " ", "\t ", "  "]) + "".join(f + rng.choice([" ", "  \t", "\t\t", "\v", "\f"]) for f in fields[:-1])
+            line = rng.choice(["", " ", "\t ", "  "]) + "".join(
+                f + rng.choice([" ", "  \t", "\t\t", "\v", "\f"]) for f in fields[:-1]
+            )
             line += fields[-1] + rng.choice(["", " ", "\t", " \r"])
         else:
             line = str(sep).join(fields)

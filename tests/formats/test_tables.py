@@ -9,6 +9,7 @@ column-wise must equal the line reader's dict in every layout.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import random
 from pathlib import Path
@@ -35,10 +36,8 @@ def test_arrow_reads_a_score_as_c_does_or_not_at_all(token: str) -> None:
         value = float(strict[0].scores[0])
         assert parse_score(raw) == value  # finite, and the strict grammar's own value
     else:
-        try:
+        with contextlib.suppress(NumberError):  # refused either way: the line reader names the line
             parse_score(raw)
-        except NumberError:
-            pass  # refused either way: the line reader names the line
     lenient = read_ranked("<t>", data=line, binary=True)
     if lenient is not None:
         assert float(lenient[0].scores[0]) == c_atof(raw)
@@ -87,3 +86,16 @@ def test_a_line_longer_than_a_block_is_read_whole(tmp_path: Path, monkeypatch: p
     found = read_ranked(path)
     assert found is not None
     assert found[0].doc_ids(found[0].order[:2] * 0 + [0, 1]) == [long_doc, "b"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.text(alphabet="ab:/.-_0123456789", max_size=40), min_size=1, max_size=30))
+def test_a_value_hashes_the_same_in_any_array(values: list[str]) -> None:
+    import pyarrow as pa
+
+    from toolkit.formats.ranked import string_hashes
+
+    together = string_hashes(pa.array(values)).tolist()
+    alone = [string_hashes(pa.array([v])).tolist()[0] for v in values]
+    assert together == alone
+    assert len(set(together)) == len(set(values))

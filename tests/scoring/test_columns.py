@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 
 import pytest
-from trec_adversarial import make_batch, render_qrels, render_run
+from trec_adversarial import lengthen_doc_ids, make_batch, render_qrels, render_run
 
 from toolkit.formats import read_qrels, read_run
 from toolkit.formats.qrels import read_qrels_lines
@@ -44,8 +44,11 @@ def test_column_path_equals_the_backends(tmp_path: Path, monkeypatch: pytest.Mon
         rng = random.Random(seed * 7321)
         batch = make_batch(seed, cases=rng.randint(1, 5), strict=True)
         run, qrels = tmp_path / f"{seed}.run", tmp_path / f"{seed}.qrels"
-        run.write_bytes(render_run(batch, rng, strict=True))
-        qrels.write_bytes(render_qrels(batch, rng))
+        run_text, qrels_text = render_run(batch, rng, strict=True), render_qrels(batch, rng)
+        if seed % 2:
+            run_text, qrels_text = lengthen_doc_ids(run_text, seed), lengthen_doc_ids(qrels_text, seed)
+        run.write_bytes(run_text)
+        qrels.write_bytes(qrels_text)
         measures = rng.choice(MEASURES)
         fast = evaluate(read_run(run), read_qrels(qrels), measures=measures)
         slow = evaluate(read_run_lines(run), read_qrels_lines(qrels), measures=measures)

@@ -105,7 +105,8 @@ class JudgmentColumns:
     """Qrels column-wise: row i judges ``docs[i]`` for topic ``topics[codes[i]]`` with ``grades[i]``.
 
     ``keys[i]`` hashes (topic, doc) as ``toolkit.formats.ranked`` hashes run rows, so that a run and its qrels
-    join on equal keys. ``duplicates`` says whether some (topic, doc) is judged twice. Topics are in order of
+    join on equal keys. ``duplicates`` says whether some (topic, doc) is judged twice, ``clash`` whether two
+    rows share a key at all. Topics are in order of
     first appearance; a ``binary`` file's ids are read as bytes and decoded as latin-1 (the drop-in's reading).
     """
 
@@ -116,11 +117,13 @@ class JudgmentColumns:
     keys: Any
     duplicates: bool
     binary: bool = False
+    #: two rows share a key (a duplicate, or a hash collision): a join on keys could miss, so none is made
+    clash: bool = False
 
     def doc_ids(self, rows: Any) -> list[str]:
-        import pyarrow as pa
+        from toolkit.formats.tables import arrow
 
-        values = self.docs.take(pa.array(rows)).to_pylist()
+        values = self.docs.take(arrow(rows)).to_pylist()
         return [v.decode("latin-1") for v in values] if self.binary else values
 
 
@@ -136,7 +139,7 @@ def read_judgment_columns(
     import pyarrow as pa
 
     from toolkit.formats.numbers import NumberError, c_atol
-    from toolkit.formats.ranked import has_duplicates, row_keys, string_hashes
+    from toolkit.formats.ranked import dictionary_codes, has_duplicates, row_keys, string_hashes
     from toolkit.formats.tables import Irregular, numbers, read_table
 
     text = pa.binary() if binary else pa.string()
@@ -149,25 +152,31 @@ def read_judgment_columns(
         table = read_table(path, QRELS_NAMES, types, data=data)[0]
     except Irregular:
         return None
-    queries = table.column("query_id").unify_dictionaries()
-    codes = numbers(queries)
-    values = queries.chunk(0).dictionary.to_pylist()
+    codes, dictionary = dictionary_codes(table.column("query_id"))
+    values = dictionary.to_pylist()
     topics = tuple(v.decode("latin-1") for v in values) if binary else tuple(values)
     relevance = table.column("relevance").unify_dictionaries()
     try:
-        table_of = [c_atol(t) if binary else parse_grade(t) for t in relevance.chunk(0).dictionary.to_pylist()]
+        table_of = [
+            c_atol(t) if binary else parse_grade(t) for t in relevance.chunk(0).dictionary.to_pylist()
+        ]
     except NumberError:
         return None
     grade_of = np.array(table_of, np.int64)
     grades = grade_of[numbers(relevance)]
     docs = table.column("doc_id").combine_chunks()
     del table
-    keys = row_keys(codes, string_hashes(pa.array(values, type=docs.type)), string_hashes(docs))
+    keys = row_keys(codes, string_hashes(dictionary), string_hashes(docs))
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
 
-    return JudgmentColumns(topics, codes, docs, grades, keys, has_duplicates(keys, same), binary)
+    ordered = np.sort(keys)
+    clash = bool((ordered[1:] == ordered[:-1]).any())  # a duplicate, or two judgments with one hash
+    del ordered
+    return JudgmentColumns(
+        topics, codes, docs, grades, keys, clash and has_duplicates(keys, same), binary, clash
+    )
 
 
 class JudgmentsView(Mapping[str, Mapping[str, int]]):

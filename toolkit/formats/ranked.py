@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from toolkit.formats.tables import Irregular, numbers, read_table, release_memory
+from toolkit.formats.tables import Irregular, arrow, numbers, read_table, release_memory
 
 
 @runtime_checkable
@@ -71,8 +71,9 @@ def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
     """A 64-bit hash of every value of an Arrow string/binary array, vectorised 8 bytes at a time.
 
     Each value is read as little-endian 8-byte words through a byte-strided numpy view of (a padded copy of)
-    the data buffer, the bytes past its end masked off; the words and the length are folded into the hash.
-    Equal strings hash equal. Done ``rows`` values at a time, so the temporaries stay small.
+    the data buffer, the bytes past its end masked off; each word is mixed with its position, the words are
+    added, and the sum is mixed with the length. Equal strings hash equal, in any array (tested). Done
+    ``rows`` values at a time, so the temporaries stay small.
     """
     import numpy as np
     import pyarrow as pa
@@ -97,14 +98,19 @@ def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
         padded[: stop - first] = data[first:stop]
         words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
         starts = offsets[a:b].astype(np.int64) - first
-        lengths = offsets[a + 1 : b + 1].astype(np.int64) - offsets[a:b]
-        h = lengths.astype(np.uint64) * np.uint64(_PRIME)
+        lengths = offsets[a + 1 : b + 1].astype(np.int64) - offsets[a:b].astype(np.int64)
+        h = np.zeros(b - a, np.uint64)
         last = len(words) - 1
         for k in range(0, int(lengths.max()), 8):
-            # a value shorter than k reads some other bytes here, all masked off
-            h ^= words[np.minimum(starts + k, last)] & masks[np.clip(lengths - k, 0, 8)]
-            h = _mix(np, h)
-        out[a:b] = h
+            # each word mixed on its own (with its position) and added in, so that a value's hash does not
+            # depend on how long the other values of the array are; a value shorter than k adds nothing
+            word = words[np.minimum(starts + k, last)] & masks[np.clip(lengths - k, 0, 8)]
+            word ^= np.uint64((k // 8 + 1) * _MIX1 & 0xFFFFFFFFFFFFFFFF)
+            word = _mix(np, word)
+            word *= lengths > k
+            h += word
+        h ^= lengths.astype(np.uint64) * np.uint64(_PRIME)
+        out[a:b] = _mix(np, h)
     return out
 
 
@@ -164,9 +170,7 @@ class RankedColumns:
 
     def doc_ids(self, positions: Any) -> list[str]:
         """Doc ids at canonical positions (a numpy array), as Python strings."""
-        import pyarrow as pa
-
-        values = self.docs.take(pa.array(self.order[positions])).to_pylist()
+        values = self.docs.take(arrow(self.order[positions])).to_pylist()
         return [v.decode("latin-1") for v in values] if self.binary else values
 
 
@@ -274,14 +278,10 @@ def read_ranked(
         return None
 
 
-def _codes(column: Any) -> tuple[Any, list[Any]]:
-    """Row codes and the dictionary (order of first appearance) of a dictionary-encoded chunked column."""
-    import numpy as np
-
-    if column.num_chunks == 0:
-        return np.zeros(0, np.int32), []
-    unified = column.unify_dictionaries()  # one dictionary, in order of first appearance
-    return numbers(unified), unified.chunk(0).dictionary.to_pylist()
+def dictionary_codes(column: Any) -> tuple[Any, Any]:
+    """Row codes and the dictionary (an Arrow array, order of first appearance) of a dictionary column."""
+    unified = column.unify_dictionaries()  # one dictionary for every chunk
+    return numbers(unified), unified.chunk(0).dictionary
 
 
 def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
@@ -295,8 +295,9 @@ def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
 
     docs = columns.pop(1).combine_chunks()  # one buffer: takes and hashes without chunk lookups
     release_memory()  # each column's chunks, once copied, go back to the system before the next copy
-    codes, values = _codes(columns.pop(0))
+    codes, dictionary = dictionary_codes(columns.pop(0))
     release_memory()
+    values = dictionary.to_pylist()
     topics = [v.decode("latin-1") for v in values] if binary else values
     scores = numbers(columns.pop(0))
     release_memory()
@@ -317,7 +318,7 @@ def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
         scores = scores[order]
     order, scores = _fix_order(np, pa, pc, starts, order, scores, docs)
     release_memory()
-    keys = row_keys(codes, string_hashes(pa.array(values, type=docs.type)), string_hashes(docs))
+    keys = row_keys(codes, string_hashes(dictionary), string_hashes(docs))
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
@@ -344,8 +345,8 @@ def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, 
     del same
     wrong = np.zeros(len(pairs), bool)
     if len(pairs):
-        upper = docs.take(pa.array(order[pairs]))
-        lower = docs.take(pa.array(order[pairs + 1]))
+        upper = docs.take(arrow(order[pairs]))
+        lower = docs.take(arrow(order[pairs + 1]))
         wrong = numbers(pc.less_equal(upper, lower))
     if not len(rising_at) and not wrong.any():
         return order, scores
@@ -372,9 +373,13 @@ def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, 
     positions = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
     block = np.repeat(lo, sizes)
     rows = order[positions]
-    keyed = pa.table({"block": block, "score": scores[positions], "doc": docs.take(pa.array(rows))})
+    keyed = pa.Table.from_arrays(
+        [arrow(block), arrow(scores[positions]), docs.take(arrow(rows))], names=["block", "score", "doc"]
+    )
     sorted_idx = numbers(
-        pc.sort_indices(keyed, sort_keys=[("block", "ascending"), ("score", "descending"), ("doc", "descending")])
+        pc.sort_indices(
+            keyed, sort_keys=[("block", "ascending"), ("score", "descending"), ("doc", "descending")]
+        )
     )
     order[positions] = rows[sorted_idx]  # both are this module's own arrays: changed in place
     scores[positions] = scores[positions][sorted_idx]

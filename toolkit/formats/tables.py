@@ -175,6 +175,7 @@ def read_table(
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
+
     def parse_block(chunk: bytes) -> tuple[Any, bytes, bytes]:
         text = normalise(chunk)
         first_line, last_line = _edges(text)
@@ -185,7 +186,7 @@ def read_table(
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
             raise Irregular from None
 
-    tables = []
+    tables: list[Any] = []
     first = last = b""
     for table, first_line, last_line in _pipelined(parse_block, iter_blocks(path, data=data, block=block)):
         if table is None:
@@ -227,10 +228,11 @@ def _pipelined(work: Any, items: Iterator[bytes]) -> Iterator[Any]:
                 future.cancel()
 
 
-def numbers(array: Any) -> Any:
+def numbers(array: Any, *, nulls: bool = False) -> Any:
     """A numpy copy of an Arrow array (or chunked array) of numbers without nulls, or of booleans.
 
     pyarrow's own ``to_numpy`` imports pandas the first time (a second of start-up); this reads the buffers.
+    ``nulls=True`` accepts nulls and leaves their slots as the buffer holds them (the caller masks them).
     """
     import numpy as np
     import pyarrow as pa
@@ -240,12 +242,14 @@ def numbers(array: Any) -> Any:
     for chunk in chunks:
         if pa.types.is_dictionary(chunk.type):
             chunk = chunk.indices
-        if chunk.null_count:
+        if chunk.null_count and not nulls:
             raise ValueError("numbers() takes arrays without nulls")
         buffer = chunk.buffers()[1]
         if pa.types.is_boolean(chunk.type):
             bits = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(0, np.uint8)
-            parts.append(np.unpackbits(bits, bitorder="little")[chunk.offset : chunk.offset + len(chunk)].view(bool))
+            parts.append(
+                np.unpackbits(bits, bitorder="little")[chunk.offset : chunk.offset + len(chunk)].view(bool)
+            )
         else:
             if not _DTYPES:
                 _init_dtypes()
@@ -279,11 +283,19 @@ def release_memory() -> None:
     intermediate copy at once. Called between the reader's big steps (where nothing else is in flight).
     """
     import ctypes
+    from contextlib import suppress
 
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    try:
+    with suppress(OSError, AttributeError):  # not glibc: nothing to trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to trim
-        pass
+
+
+def arrow(values: Any) -> Any:
+    """A numpy array of numbers as an Arrow array, sharing its memory (``pa.array`` would import pandas)."""
+    import numpy as np
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])

@@ -51,7 +51,7 @@ def score_columns(evaluator: Any, run: Run, query_ids: list[str]) -> dict[str, d
 
     ranked = getattr(run.results, "columns", None)
     judged = getattr(evaluator.qrels.judgments, "columns", None)
-    if ranked is None or judged is None or ranked.binary or judged.binary:
+    if ranked is None or judged is None or ranked.binary or judged.binary or judged.clash:
         return None
     kernels: dict[str, tuple[str, list[Any], int, int | None]] = {}
     for r in evaluator.routes:
@@ -76,7 +76,7 @@ def score_columns(evaluator: Any, run: Run, query_ids: list[str]) -> dict[str, d
             return None
         if depth is not None:  # RR@k: the first relevant doc within the top k
             rank = batch.first(batch.hits(level))
-            array = np.where((rank >= 0) & (rank < depth), 1.0 / (rank + 1.0), 0.0)
+            array = np.where((rank >= 0) & (rank < depth), 1.0 / np.maximum(rank + 1.0, 1.0), 0.0)
         else:
             array = vector.compute(measure, params, batch, level)[0]
         values[name] = array.tolist()

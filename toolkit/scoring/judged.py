@@ -102,7 +102,7 @@ def _judged_columns(run: Run, qrels: Qrels, query_ids: Sequence[str], depth: int
 
     ranked = getattr(run.results, "columns", None)
     judged = getattr(qrels.judgments, "columns", None)
-    if ranked is None or judged is None:
+    if ranked is None or judged is None or judged.clash:
         return None
     rows = judgment_rows(ranked, judged)
     index = ranked.topic_index()

@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary, ref
 
 from toolkit.formats.qrels import JudgmentColumns
 from toolkit.formats.ranked import RankedColumns
-from toolkit.formats.tables import numbers
+from toolkit.formats.tables import arrow, numbers
 from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED
 from toolkit.treceval.vector import Batch
 
@@ -44,7 +44,6 @@ def judgment_rows(run: RankedColumns, qrels: JudgmentColumns) -> Any:
 
 def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     import numpy as np
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     shift = np.uint64(64 - FILTER_BITS)
@@ -57,14 +56,15 @@ def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     ]
     rows = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     del flags, parts
-    found = numbers(pc.index_in(pa.array(run.keys[rows]), value_set=pa.array(qrels.keys)).fill_null(-1))
-    rows = rows[found >= 0]
-    qrows = found[found >= 0].astype(np.int64)
+    looked_up = pc.index_in(arrow(run.keys[rows]), value_set=arrow(qrels.keys))
+    hit = numbers(looked_up.is_valid())
+    rows = rows[hit]
+    qrows = numbers(looked_up, nulls=True)[hit].astype(np.int64)
     topic_map = {q: t for t, q in enumerate(qrels.topics)}
     run_to_qrels = np.array([topic_map.get(q, -1) for q in run.topics], np.int64)
     same = run_to_qrels[run.codes[rows]] == qrels.codes[qrows]
     if len(rows):
-        same &= numbers(pc.equal(run.docs.take(pa.array(rows)), qrels.docs.take(pa.array(qrows))))
+        same &= numbers(pc.equal(run.docs.take(arrow(rows)), qrels.docs.take(arrow(qrows))))
     out = np.full(len(run.keys), -1, np.int32 if len(qrels.keys) < 2**31 else np.int64)
     out[rows[same]] = qrows[same]
     out.flags.writeable = False

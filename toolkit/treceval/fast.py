@@ -38,7 +38,9 @@ def fast_trec_eval(options: Options) -> Any:
     if options.relevance_level < 0:
         return None
     measures = active_measures(options)
-    if not all(m.definition.name in ("runid", "num_q") or m.definition.name in vector.KERNELS for m in measures):
+    if not all(
+        m.definition.name in ("runid", "num_q") or m.definition.name in vector.KERNELS for m in measures
+    ):
         return None
     if options.qrels == "-" or not options.qrels:
         return None
@@ -47,7 +49,7 @@ def fast_trec_eval(options: Options) -> Any:
     except Exception:  # noqa: BLE001 - the reference path reports unreadable files
         return None
     qrels = read_judgment_columns(options.qrels, data=raw_qrels, binary=True)
-    if qrels is None or qrels.duplicates or len(qrels.grades) != _lines(raw_qrels):
+    if qrels is None or qrels.clash or len(qrels.grades) != _lines(raw_qrels):
         return None  # blank or comment lines: trec_eval reads them its own way
     if len(qrels.grades) and int(qrels.grades.max()) >= MAX_LEVELS:
         return None  # the drop-in's own limit, which the reference loop reports
@@ -140,7 +142,9 @@ def _result(
             for m, cols in zip(measures, columns, strict=True)
             if m.definition.per_topic and m.definition.value not in (RUNID, STRING)
         ]
-        flat = [(name, col, kind) for names, cols, kind in shown for name, col in zip(names, cols, strict=True)]
+        flat = [
+            (name, col, kind) for names, cols, kind in shown for name, col in zip(names, cols, strict=True)
+        ]
         for i, query_id in enumerate(topic_ids):
             lines.extend([OutputLine(name, query_id, col[i], kind) for name, col, kind in flat])
     if options.summary:
@@ -149,9 +153,7 @@ def _result(
             totals = [0.0] * max(len(m.names), 1)
             if m.definition.average != NOTHING:
                 totals = [float(np.add.accumulate(a)[-1]) if len(a) else 0.0 for a in arrays]
-            lines.extend(
-                summary_lines(m, totals, topics, topics, options, run_id, lambda: _positive(qrels))
-            )
+            lines.extend(summary_lines(m, totals, topics, topics, options, run_id, lambda: _positive(qrels)))
     return TrecEvalResult(tuple(lines))
 
 

@@ -120,10 +120,10 @@ class Batch:
         """
         import numpy as np
 
-        if np.isscalar(k) and int(k) <= 64:
+        if isinstance(k, int) and k <= 64:
             counts = np.zeros(self.topics, np.int64)
             last = max(len(flags) - 1, 0)
-            for j in range(int(k)):
+            for j in range(k):
                 at = self.starts[:-1] + j
                 counts += flags[np.minimum(at, last)] & (at < self.starts[1:])
             return counts
@@ -363,7 +363,6 @@ def _11pt_avg(b: Batch, level: int, percents: Sequence[float]) -> list[Any]:
 
 def _dcg_terms(b: Batch, depth: int | None) -> tuple[Any, Any]:
     """Topics and terms ``grade / log2(rank + 2)`` of the ranked docs with a grade > 0 (in the top ``depth``)."""
-    np = _np()
     where, topics, ranks = b.flagged(b.rel > 0, depth)
     table = _discounts(int(ranks.max()) + 1 if len(ranks) else 1)
     return topics, _divide(b.rel[where], table[ranks])
