@@ -93,7 +93,7 @@ def test_a_line_longer_than_a_block_is_read_whole(tmp_path: Path, monkeypatch: p
 def test_a_value_hashes_the_same_in_any_array(values: list[str]) -> None:
     import pyarrow as pa
 
-    from toolkit.formats.ranked import string_hashes
+    from toolkit.formats.tables import string_hashes
 
     together = string_hashes(pa.array(values)).tolist()
     alone = [string_hashes(pa.array([v])).tolist()[0] for v in values]

@@ -89,3 +89,15 @@ def test_fast_path_leaves_what_it_cannot_vouch_for_to_the_reference_loop(tmp_pat
     assert fast_trec_eval(parse_options(["-m", "map", str(qrels), str(run)])) is None
     run.write_text("q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n")
     assert fast_trec_eval(parse_options(["-m", "map", str(qrels), str(run)])) is not None
+
+
+def test_standard_input_is_read_once_whichever_path_answers(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    qrels = tmp_path / "x.qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    for run in (b"q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n", b"q1 Q0 a 1 nan t\nq2 Q0 b 1 1 t\n"):  # fast, then not
+        got = CliRunner().invoke(main, ["trec_eval", "-m", "map", str(qrels), "-"], input=run)
+        assert (got.exit_code, got.stdout) == (0, "map                   \tall\t1.0000\n")

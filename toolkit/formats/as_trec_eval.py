@@ -52,10 +52,10 @@ class TrecEvalQrels:
     path: str
 
 
-def _load(path: str) -> tuple[bytes, str]:
-    """The file's bytes (gunzipped) and the name to show; ``-`` is standard input."""
+def _load(path: str, data: bytes | None = None) -> tuple[bytes, str]:
+    """The file's bytes (gunzipped) and the name to show; ``-`` is standard input (``data``, if already read)."""
     if path == "-":
-        raw = sys.stdin.buffer.read()
+        raw = sys.stdin.buffer.read() if data is None else data
         shown = "<stdin>"
     else:
         shown = os.fsdecode(path.encode("latin-1"))
@@ -82,9 +82,12 @@ def _lines(raw: bytes) -> list[bytes]:
     return raw.split(b"\n")[:-1]
 
 
-def read_run_as_trec_eval(path: str) -> TrecEvalRun:
-    """A run as ``te_get_trec_results`` reads it; ``FormatError`` where trec_eval stops (it exits 2)."""
-    raw, shown = _load(path)
+def read_run_as_trec_eval(path: str, *, data: bytes | None = None) -> TrecEvalRun:
+    """A run as ``te_get_trec_results`` reads it; ``FormatError`` where trec_eval stops (it exits 2).
+
+    ``data`` is standard input's bytes when ``path`` is ``-`` and they were read already.
+    """
+    raw, shown = _load(path, data)
     grouped: dict[bytes, list[tuple[bytes, float]]] = {}
     count = 0
     run_id = b""

@@ -121,9 +121,9 @@ class JudgmentColumns:
     clash: bool = False
 
     def doc_ids(self, rows: Any) -> list[str]:
-        from toolkit.formats.tables import arrow
+        from toolkit.formats.tables import arrow, take
 
-        values = self.docs.take(arrow(rows)).to_pylist()
+        values = take(self.docs, arrow(rows)).to_pylist()
         return [v.decode("latin-1") for v in values] if self.binary else values
 
 
@@ -139,8 +139,8 @@ def read_judgment_columns(
     import pyarrow as pa
 
     from toolkit.formats.numbers import NumberError, c_atol
-    from toolkit.formats.ranked import dictionary_codes, has_duplicates, row_keys, string_hashes
-    from toolkit.formats.tables import Irregular, numbers, read_table
+    from toolkit.formats.ranked import dictionary_codes, has_duplicates, row_keys
+    from toolkit.formats.tables import Irregular, numbers, pool, read_table, string_hashes
 
     text = pa.binary() if binary else pa.string()
     types = {
@@ -149,13 +149,13 @@ def read_judgment_columns(
         "relevance": pa.dictionary(pa.int32(), pa.binary()),
     }
     try:
-        table = read_table(path, QRELS_NAMES, types, data=data)[0]
+        table, _first, _last, doc_hashes = read_table(path, QRELS_NAMES, types, data=data, hashed="doc_id")
     except Irregular:
         return None
     codes, dictionary = dictionary_codes(table.column("query_id"))
     values = dictionary.to_pylist()
     topics = tuple(v.decode("latin-1") for v in values) if binary else tuple(values)
-    relevance = table.column("relevance").unify_dictionaries()
+    relevance = table.column("relevance").unify_dictionaries(memory_pool=pool())
     try:
         table_of = [
             c_atol(t) if binary else parse_grade(t) for t in relevance.chunk(0).dictionary.to_pylist()
@@ -164,9 +164,9 @@ def read_judgment_columns(
         return None
     grade_of = np.array(table_of, np.int64)
     grades = grade_of[numbers(relevance)]
-    docs = table.column("doc_id").combine_chunks()
+    docs = table.column("doc_id").combine_chunks(memory_pool=pool())
     del table
-    keys = row_keys(codes, string_hashes(dictionary), string_hashes(docs))
+    keys = row_keys(codes, string_hashes(dictionary), doc_hashes)
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())

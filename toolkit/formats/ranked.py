@@ -27,7 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from toolkit.formats.tables import Irregular, arrow, numbers, read_table, release_memory
+from toolkit.formats.tables import (
+    _PRIME,
+    Irregular,
+    _mix,
+    arrow,
+    numbers,
+    pool,
+    read_table,
+    release_memory,
+    string_hashes,
+    take,
+)
 
 
 @runtime_checkable
@@ -51,67 +62,6 @@ class RankedRun(Protocol):
 
 
 # --- hashing doc ids column-wise -------------------------------------------------------------------------
-
-_MIX1 = 0xBF58476D1CE4E5B9
-_MIX2 = 0x94D049BB133111EB
-_PRIME = 0x100000001B3
-
-
-def _mix(np: Any, z: Any) -> Any:
-    """splitmix64's finaliser, in place on a uint64 array."""
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(_MIX1)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(_MIX2)
-    z ^= z >> np.uint64(31)
-    return z
-
-
-def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
-    """A 64-bit hash of every value of an Arrow string/binary array, vectorised 8 bytes at a time.
-
-    Each value is read as little-endian 8-byte words through a byte-strided numpy view of (a padded copy of)
-    the data buffer, the bytes past its end masked off; each word is mixed with its position, the words are
-    added, and the sum is mixed with the length. Equal strings hash equal, in any array (tested). Done
-    ``rows`` values at a time, so the temporaries stay small.
-    """
-    import numpy as np
-    import pyarrow as pa
-
-    if isinstance(array, pa.ChunkedArray):
-        parts = [string_hashes(chunk, rows=rows) for chunk in array.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, np.uint64)
-    n = len(array)
-    out = np.empty(n, np.uint64)
-    if n == 0:
-        return out
-    wide = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
-    offsets_buf, data_buf = array.buffers()[1:3]
-    width = 8 if wide else 4
-    offsets = np.frombuffer(offsets_buf, np.int64 if wide else np.int32, n + 1, array.offset * width)
-    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
-    masks = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], np.uint64)
-    for a in range(0, n, rows):
-        b = min(n, a + rows)
-        first, stop = int(offsets[a]), int(offsets[b])
-        padded = np.zeros(stop - first + 16, np.uint8)
-        padded[: stop - first] = data[first:stop]
-        words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-        starts = offsets[a:b].astype(np.int64) - first
-        lengths = offsets[a + 1 : b + 1].astype(np.int64) - offsets[a:b].astype(np.int64)
-        h = np.zeros(b - a, np.uint64)
-        last = len(words) - 1
-        for k in range(0, int(lengths.max()), 8):
-            # each word mixed on its own (with its position) and added in, so that a value's hash does not
-            # depend on how long the other values of the array are; a value shorter than k adds nothing
-            word = words[np.minimum(starts + k, last)] & masks[np.clip(lengths - k, 0, 8)]
-            word ^= np.uint64((k // 8 + 1) * _MIX1 & 0xFFFFFFFFFFFFFFFF)
-            word = _mix(np, word)
-            word *= lengths > k
-            h += word
-        h ^= lengths.astype(np.uint64) * np.uint64(_PRIME)
-        out[a:b] = _mix(np, h)
-    return out
 
 
 def row_keys(codes: Any, topic_hashes: Any, doc_hashes: Any) -> Any:
@@ -170,7 +120,7 @@ class RankedColumns:
 
     def doc_ids(self, positions: Any) -> list[str]:
         """Doc ids at canonical positions (a numpy array), as Python strings."""
-        values = self.docs.take(arrow(self.order[positions])).to_pylist()
+        values = take(self.docs, arrow(self.order[positions])).to_pylist()
         return [v.decode("latin-1") for v in values] if self.binary else values
 
 
@@ -270,21 +220,23 @@ def read_ranked(
     text = pa.binary() if binary else pa.string()
     types = {"query_id": pa.dictionary(pa.int32(), text), "doc_id": text, "score": pa.float64()}
     try:
-        table, first, last = read_table(path, RUN_NAMES, types, data=data, block=block)
+        table, first, last, doc_hashes = read_table(
+            path, RUN_NAMES, types, data=data, block=block, hashed="doc_id"
+        )
         columns = [table.column(name) for name in types]
         del table  # canonical() drops each column once it has what it needs: memory stays near one copy
-        return canonical(columns, binary=binary), first, last
+        return canonical(columns, binary=binary, doc_hashes=doc_hashes), first, last
     except Irregular:
         return None
 
 
 def dictionary_codes(column: Any) -> tuple[Any, Any]:
     """Row codes and the dictionary (an Arrow array, order of first appearance) of a dictionary column."""
-    unified = column.unify_dictionaries()  # one dictionary for every chunk
+    unified = column.unify_dictionaries(memory_pool=pool())  # one dictionary for every chunk
     return numbers(unified), unified.chunk(0).dictionary
 
 
-def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
+def canonical(columns: list[Any], *, binary: bool = False, doc_hashes: Any = None) -> RankedColumns:
     """Put the rows of ``[query ids, doc ids, scores]`` (Arrow, emptied here) in trec_eval order.
 
     ``Irregular`` for a duplicate doc or a non-finite score.
@@ -293,7 +245,9 @@ def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    docs = columns.pop(1).combine_chunks()  # one buffer: takes and hashes without chunk lookups
+    docs = columns.pop(1).combine_chunks(
+        memory_pool=pool()
+    )  # one buffer: takes and hashes without chunk lookups
     release_memory()  # each column's chunks, once copied, go back to the system before the next copy
     codes, dictionary = dictionary_codes(columns.pop(0))
     release_memory()
@@ -318,7 +272,9 @@ def canonical(columns: list[Any], *, binary: bool = False) -> RankedColumns:
         scores = scores[order]
     order, scores = _fix_order(np, pa, pc, starts, order, scores, docs)
     release_memory()
-    keys = row_keys(codes, string_hashes(dictionary), string_hashes(docs))
+    if doc_hashes is None:
+        doc_hashes = string_hashes(docs)
+    keys = row_keys(codes, string_hashes(dictionary), doc_hashes)
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
@@ -345,9 +301,9 @@ def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, 
     del same
     wrong = np.zeros(len(pairs), bool)
     if len(pairs):
-        upper = docs.take(arrow(order[pairs]))
-        lower = docs.take(arrow(order[pairs + 1]))
-        wrong = numbers(pc.less_equal(upper, lower))
+        upper = take(docs, arrow(order[pairs]))
+        lower = take(docs, arrow(order[pairs + 1]))
+        wrong = numbers(pc.less_equal(upper, lower, memory_pool=pool()))
     if not len(rising_at) and not wrong.any():
         return order, scores
     # tie groups: runs of consecutive pair positions; group g covers positions first[g] … last[g] + 1
@@ -374,11 +330,14 @@ def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, 
     block = np.repeat(lo, sizes)
     rows = order[positions]
     keyed = pa.Table.from_arrays(
-        [arrow(block), arrow(scores[positions]), docs.take(arrow(rows))], names=["block", "score", "doc"]
+        [arrow(block), arrow(scores[positions]), take(docs, arrow(rows))],
+        names=["block", "score", "doc"],
     )
     sorted_idx = numbers(
         pc.sort_indices(
-            keyed, sort_keys=[("block", "ascending"), ("score", "descending"), ("doc", "descending")]
+            keyed,
+            sort_keys=[("block", "ascending"), ("score", "descending"), ("doc", "descending")],
+            memory_pool=pool(),
         )
     )
     order[positions] = rows[sorted_idx]  # both are this module's own arrays: changed in place

@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary, ref
 
 from toolkit.formats.qrels import JudgmentColumns
 from toolkit.formats.ranked import RankedColumns
-from toolkit.formats.tables import arrow, numbers
+from toolkit.formats.tables import arrow, numbers, pool, take
 from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED
 from toolkit.treceval.vector import Batch
 
@@ -56,7 +56,7 @@ def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     ]
     rows = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     del flags, parts
-    looked_up = pc.index_in(arrow(run.keys[rows]), value_set=arrow(qrels.keys))
+    looked_up = pc.index_in(arrow(run.keys[rows]), value_set=arrow(qrels.keys), memory_pool=pool())
     hit = numbers(looked_up.is_valid())
     rows = rows[hit]
     qrows = numbers(looked_up, nulls=True)[hit].astype(np.int64)
@@ -64,7 +64,8 @@ def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     run_to_qrels = np.array([topic_map.get(q, -1) for q in run.topics], np.int64)
     same = run_to_qrels[run.codes[rows]] == qrels.codes[qrows]
     if len(rows):
-        same &= numbers(pc.equal(run.docs.take(arrow(rows)), qrels.docs.take(arrow(qrows))))
+        upper = take(run.docs, arrow(rows))
+        same &= numbers(pc.equal(upper, take(qrels.docs, arrow(qrows)), memory_pool=pool()))
     out = np.full(len(run.keys), -1, np.int32 if len(qrels.keys) < 2**31 else np.int64)
     out[rows[same]] = qrows[same]
     out.flags.writeable = False

@@ -79,14 +79,17 @@ def trec_eval(options: Options) -> TrecEvalResult:
     The column-wise path (``toolkit.treceval.fast``) answers whenever it can vouch for trec_eval's result;
     everything else goes through the reference loop below.
     """
+    import sys
+
     from toolkit.treceval.fast import fast_trec_eval
 
-    result = fast_trec_eval(options)
+    stdin = sys.stdin.buffer.read() if options.run == "-" else None  # read once, for either path
+    result = fast_trec_eval(options, run_data=stdin)
     if result is not None:
         return result
     try:
         qrels = read_qrels_as_trec_eval(options.qrels)
-        run = read_run_as_trec_eval(options.run)
+        run = read_run_as_trec_eval(options.run, data=stdin)
     except FormatError as exc:
         raise TrecEvalError(str(exc), exit_code=2) from None
     return evaluate(options, qrels, run)

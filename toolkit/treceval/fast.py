@@ -14,7 +14,6 @@ values per topic, totals added topic by topic in that order.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from toolkit.treceval.measures.base import NOTHING, RUNID, STRING
@@ -23,8 +22,11 @@ from toolkit.treceval.options import ActiveMeasure, Options, active_measures
 STAND_IN_DOC = b"ceci_nest_pas_un_docno"
 
 
-def fast_trec_eval(options: Options) -> Any:
-    """The ``TrecEvalResult`` trec_eval prints, or None when only the reference loop can tell."""
+def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
+    """The ``TrecEvalResult`` trec_eval prints, or None when only the reference loop can tell.
+
+    ``run_data``: standard input's bytes when the run is ``-``.
+    """
     from toolkit.formats.qrels import read_judgment_columns
     from toolkit.formats.ranked import read_ranked
     from toolkit.formats.tables import release_memory
@@ -54,8 +56,9 @@ def fast_trec_eval(options: Options) -> Any:
     if len(qrels.grades) and int(qrels.grades.max()) >= MAX_LEVELS:
         return None  # the drop-in's own limit, which the reference loop reports
     del raw_qrels
-    data = sys.stdin.buffer.read() if options.run == "-" else None
-    fast = read_ranked(options.run, data=data, binary=True)
+    if options.run == "-" and run_data is None:
+        return None
+    fast = read_ranked(options.run, data=run_data if options.run == "-" else None, binary=True)
     if fast is None:
         return None
     run, _first, last = fast
