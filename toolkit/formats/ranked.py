@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from toolkit.formats.tables import (
-    _PRIME,
+    PRIME,
     Irregular,
-    _mix,
     arrow,
+    mix64,
     numbers,
     pool,
     read_table,
@@ -72,10 +72,10 @@ def row_keys(codes: Any, topic_hashes: Any, doc_hashes: Any) -> Any:
     import numpy as np
 
     spread = topic_hashes[codes]
-    spread *= np.uint64(_PRIME)
+    spread *= np.uint64(PRIME)
     doc_hashes ^= spread
     del spread
-    return _mix(np, doc_hashes)
+    return mix64(np, doc_hashes)
 
 
 def has_duplicates(keys: Any, same: Any) -> bool:

@@ -330,12 +330,12 @@ def arrow(values: Any) -> Any:
 
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
-_PRIME = 0x100000001B3
+PRIME = 0x100000001B3
 #: one odd multiplier per 8-byte word position (a value's words are weighted by their position)
 _WEIGHTS = [(_MIX1 * (2 * k + 1) + _MIX2 * k) & 0xFFFFFFFFFFFFFFFF | 1 for k in range(4096)]
 
 
-def _mix(np: Any, z: Any) -> Any:
+def mix64(np: Any, z: Any) -> Any:
     """splitmix64's finaliser, in place on a uint64 array."""
     z ^= z >> np.uint64(30)
     z *= np.uint64(_MIX1)
@@ -377,7 +377,7 @@ def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
         words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
         starts = offsets[a:b].astype(np.int64) - first
         lengths = offsets[a + 1 : b + 1].astype(np.int64) - offsets[a:b].astype(np.int64)
-        h = lengths.astype(np.uint64) * np.uint64(_PRIME)
+        h = lengths.astype(np.uint64) * np.uint64(PRIME)
         last = len(words) - 1
         shortest = int(lengths.min())
         for k in range(0, int(lengths.max()), 8):
@@ -386,7 +386,7 @@ def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
                 word &= masks[np.clip(lengths - k, 0, 8)]
             word *= np.uint64(_WEIGHTS[(k // 8) % len(_WEIGHTS)])
             h += word
-        out[a:b] = _mix(np, h)
+        out[a:b] = mix64(np, h)
     return out
 
 
