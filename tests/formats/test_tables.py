@@ -99,3 +99,29 @@ def test_a_value_hashes_the_same_in_any_array(values: list[str]) -> None:
     alone = [string_hashes(pa.array([v])).tolist()[0] for v in values]
     assert together == alone
     assert len(set(together)) == len(set(values))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 30), min_size=1, max_size=12),
+    seed=st.integers(0, 2**32 - 1),
+    planted=st.booleans(),
+)
+def test_duplicates_are_found_topic_by_topic_as_by_one_sort(lengths: list[int], seed: int, planted: bool) -> None:
+    import numpy as np
+
+    from toolkit.formats.ranked import has_duplicates
+
+    rng = np.random.default_rng(seed)
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    keys = rng.integers(0, 2**63, int(starts[-1])).astype(np.uint64)
+    topic = np.repeat(np.arange(len(lengths)), lengths)
+    if planted:  # a key repeated, within one topic or across two
+        i, j = rng.integers(0, len(keys), 2)
+        keys[j] = keys[i]
+    docs = keys.copy()  # here a key is its doc: equal keys are the same doc when their topics are equal
+
+    def same(a: int, b: int) -> bool:
+        return bool(topic[a] == topic[b] and docs[a] == docs[b])
+
+    assert has_duplicates(keys, same, starts=starts) == has_duplicates(keys, same)

@@ -78,19 +78,53 @@ def row_keys(codes: Any, topic_hashes: Any, doc_hashes: Any) -> Any:
     return mix64(np, doc_hashes)
 
 
-def has_duplicates(keys: Any, same: Any) -> bool:
-    """True when two rows have the same key and ``same(i, j)`` says they are the same (topic, doc)."""
+def has_duplicates(keys: Any, same: Any, *, starts: Any = None) -> bool:
+    """True when two rows have the same key and ``same(i, j)`` says they are the same (topic, doc).
+
+    With ``starts`` (the rows of topic t are ``starts[t] … starts[t+1]-1``), keys are compared within each topic
+    only — all a duplicate can be, since a key hashes the topic too — by sorting a topics × longest-topic matrix
+    row by row: many small sorts in cache instead of one over every row (a third of the time on 5 million).
+    """
     import numpy as np
 
-    ordered = np.sort(keys)
-    equal = ordered[1:] == ordered[:-1]
-    if not equal.any():
+    equal_keys = _equal_in_topics(np, keys, starts) if starts is not None else None
+    if equal_keys is None:
+        ordered = np.sort(keys)
+        equal_keys = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(equal_keys):
         return False
-    suspects = np.flatnonzero(np.isin(keys, ordered[1:][equal]))
+    suspects = np.flatnonzero(np.isin(keys, equal_keys))
     by_key: dict[int, list[int]] = {}
     for row in suspects.tolist():
         by_key.setdefault(int(keys[row]), []).append(row)
     return any(same(rows[0], other) for rows in by_key.values() for other in rows[1:])
+
+
+#: The padding of the per-topic matrix (a real key equal to it sends the check to the global sort).
+_PAD = (1 << 64) - 1
+
+
+def _equal_in_topics(np: Any, keys: Any, starts: Any) -> Any:
+    """Keys that occur twice within one topic, or None when the matrix would be too sparse to pay."""
+    lengths = np.diff(starts)
+    if not len(lengths):
+        return keys[:0]
+    width = int(lengths.max())
+    if width * len(lengths) > 1.5 * len(keys) + 1024:
+        return None  # topics of very different lengths: one global sort is cheaper
+    if (lengths == width).all():
+        matrix = np.sort(keys.reshape(len(lengths), width), axis=1)
+    else:
+        if (keys == np.uint64(_PAD)).any():
+            return None
+        matrix = np.full((len(lengths), width), np.uint64(_PAD), np.uint64)
+        topic = np.repeat(np.arange(len(lengths)), lengths)
+        matrix[topic, np.arange(len(keys)) - starts[:-1][topic]] = keys
+        matrix.sort(axis=1)
+    equal = matrix[:, 1:] == matrix[:, :-1]
+    if not (lengths == width).all():
+        equal &= matrix[:, 1:] != np.uint64(_PAD)
+    return matrix[:, 1:][equal]
 
 
 # --- the storage ---------------------------------------------------------------------------------------
@@ -264,9 +298,11 @@ def canonical(columns: list[Any], *, binary: bool = False, doc_hashes: Any = Non
     stretches = np.concatenate(([0], boundary)).astype(np.int64)
     if len(stretches) == n_topics and (codes[stretches] == np.arange(n_topics)).all():
         # every topic in one stretch, in code order (codes number topics by first appearance)
+        grouped = True  # row order groups the topics: keys[starts[t]:starts[t+1]] are topic t's
         order = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
         starts = np.concatenate(([0], boundary, [n])).astype(np.int64)
     else:
+        grouped = False
         order = np.argsort(codes, kind="stable")
         starts = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n_topics)))).astype(np.int64)
         scores = scores[order]
@@ -279,7 +315,7 @@ def canonical(columns: list[Any], *, binary: bool = False, doc_hashes: Any = Non
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
 
-    if has_duplicates(keys, same):
+    if has_duplicates(keys, same, starts=starts if grouped else None):
         raise Irregular  # the line reader names the duplicate's line
     return RankedColumns(tuple(topics), starts, order, scores, docs, codes, keys, binary)
 
