@@ -107,7 +107,9 @@ def test_a_value_hashes_the_same_in_any_array(values: list[str]) -> None:
     seed=st.integers(0, 2**32 - 1),
     planted=st.booleans(),
 )
-def test_duplicates_are_found_topic_by_topic_as_by_one_sort(lengths: list[int], seed: int, planted: bool) -> None:
+def test_duplicates_are_found_topic_by_topic_as_by_one_sort(
+    lengths: list[int], seed: int, planted: bool
+) -> None:
     import numpy as np
 
     from toolkit.formats.ranked import has_duplicates
