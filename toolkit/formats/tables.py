@@ -17,6 +17,7 @@ convert (``1_0``, ``1.5`` as a grade), invalid UTF-8 (strict readers), a NUL byt
 from __future__ import annotations
 
 import gzip
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,19 @@ class Irregular(Exception):
     """This file is not one the column reader vouches for; read it line by line instead."""
 
 
-def iter_blocks(path: str | Path, *, data: bytes | None = None, block: int | None = None) -> Iterator[bytes]:
+#: Buffers the file is read into, in turn: more than the blocks in flight (``IN_FLIGHT``), so that a buffer
+#: is refilled only once the block it held has been parsed.
+ROTATION = 4
+
+Block = tuple[Any, int, int]  # (bytes or bytearray, start, end): a run of whole lines, not copied
+
+
+def iter_blocks(path: str | Path, *, data: bytes | None = None, block: int | None = None) -> Iterator[Block]:
     """The file's bytes (gunzipped as a stream; ``data`` instead when given) in blocks ending at a line end.
 
-    The file is never held whole, only a block at a time.
+    The file is never held whole: it is read into ``ROTATION`` reused buffers, and a block is handed out as
+    ``(buffer, start, end)`` — no copy, and no fresh memory for the kernel to clear on every block (that was a
+    fifth of the reading time).
     """
     size = block or BLOCK_BYTES
     if data is not None:
@@ -46,12 +56,11 @@ def iter_blocks(path: str | Path, *, data: bytes | None = None, block: int | Non
             data = _gunzip(path, data)
         if data and not data.endswith(b"\n"):
             data += b"\n"
-        view = memoryview(data)
         start = 0
         while start < len(data):
             end = data.rfind(b"\n", start, start + size) + 1
             end = end if end > start else data.find(b"\n", start) + 1
-            yield bytes(view[start:end])
+            yield data, start, end
             start = end
         return
     try:
@@ -61,21 +70,27 @@ def iter_blocks(path: str | Path, *, data: bytes | None = None, block: int | Non
     with handle:
         stream: Any = gzip.GzipFile(fileobj=handle) if handle.read(2) == GZIP_MAGIC else handle
         handle.seek(0)
+        buffers = [bytearray(size) for _ in range(ROTATION)]
+        turn = 0
         rest = b""
         try:
             while True:
-                chunk = stream.read(size)
-                if not chunk:
-                    if rest:
-                        yield rest + b"\n"
+                buffer = buffers[turn % ROTATION]  # the next buffer turns only when one is handed out
+                if len(rest) >= len(buffer):  # a line longer than a block: a bigger buffer for it
+                    buffer = buffers[turn % ROTATION] = bytearray(len(rest) + size)
+                kept = len(rest)
+                buffer[:kept] = rest
+                got = stream.readinto(memoryview(buffer)[kept:])
+                filled = kept + got
+                if not got:
+                    if filled:
+                        yield bytes(buffer[:filled]) + b"\n", 0, filled + 1
                     return
-                chunk = rest + chunk if rest else chunk
-                cut = chunk.rfind(b"\n") + 1
-                if cut == 0:  # a line longer than the block: read on
-                    rest = chunk
-                    continue
-                rest = chunk[cut:]
-                yield chunk if cut == len(chunk) else chunk[:cut]
+                cut = buffer.rfind(b"\n", 0, filled) + 1
+                rest = bytes(buffer[cut:filled])
+                if cut:
+                    turn += 1
+                    yield buffer, 0, cut
         except (OSError, EOFError):
             raise Irregular from None  # corrupt gzip data: the line reader says so
 
@@ -87,29 +102,49 @@ def _gunzip(path: str | Path, data: bytes) -> bytes:
         raise Irregular from None
 
 
-def normalise(block: bytes) -> bytes:
+_SCRATCH = threading.local()
+
+
+def _scratch(n: int) -> tuple[Any, Any]:
+    """Two boolean arrays of at least ``n`` for this thread, reused from block to block."""
+    import numpy as np
+
+    kept = getattr(_SCRATCH, "arrays", None)
+    if kept is None or len(kept[0]) < n:
+        kept = _SCRATCH.arrays = (np.empty(n, bool), np.empty(n, bool))
+    return kept[0][:n], kept[1][: max(n - 1, 0)]
+
+
+def normalise(block: Block) -> Any:
     """The block with single spaces between tokens and no comment lines — rewritten only where needed.
 
     Whitespace other than space and newline is found with ``memchr`` and turned into spaces; then numpy checks
     that no two whitespace bytes are adjacent (a blank line, a run of blanks, a blank at a line's start or end)
-    and only then are blanks rewritten. Lines whose first character is ``#`` are cut out.
+    and only then are blanks rewritten. Lines whose first character is ``#`` are cut out. Returns a buffer
+    (the block itself when it is plain).
     """
     import numpy as np
 
-    if b"\x00" in block:
+    base, start, end = block
+    if base.find(b"\x00", start, end) >= 0:
         raise Irregular  # the line reader names the NUL byte
-    if b"\t" in block or b"\r" in block or b"\v" in block or b"\f" in block:
-        block = block.translate(_TO_SPACE)
-    separator = np.frombuffer(block, np.uint8) <= 32
-    if separator[0] or (separator[1:] & separator[:-1]).any():
-        while b"  " in block:
-            block = block.replace(b"  ", b" ")
-        block = block.replace(b"\n ", b"\n").replace(b" \n", b"\n")
-        block = block[1:] if block[:1] == b" " else block
-    del separator
-    if b"#" in block and (block[:1] == b"#" or b"\n#" in block):  # memchr first: "#" is rare in runs
-        block = _drop_comments(block)
-    return block
+    if any(base.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\v", b"\f")):
+        base = bytes(memoryview(base)[start:end]).translate(_TO_SPACE)
+        start, end = 0, len(base)
+    separator, adjacent = _scratch(end - start)
+    np.less_equal(np.frombuffer(base, np.uint8, end - start, start), 32, out=separator)
+    np.logical_and(separator[1:], separator[:-1], out=adjacent)
+    if separator[0] or adjacent.any():
+        text = bytes(memoryview(base)[start:end])
+        while b"  " in text:
+            text = text.replace(b"  ", b" ")
+        text = text.replace(b"\n ", b"\n").replace(b" \n", b"\n")
+        base = text[1:] if text[:1] == b" " else text
+        start, end = 0, len(base)
+    if base.find(b"#", start, end) >= 0 and (base[start] == 35 or base.find(b"\n#", start, end) >= 0):
+        base = _drop_comments(bytes(memoryview(base)[start:end]))
+        start, end = 0, len(base)
+    return memoryview(base)[start:end]
 
 
 def _drop_comments(text: bytes) -> bytes:
@@ -128,17 +163,24 @@ def _drop_comments(text: bytes) -> bytes:
     return b"".join(parts)
 
 
-def _edges(text: bytes) -> tuple[bytes, bytes]:
+def _edges(text: Any) -> tuple[bytes, bytes]:
     """The first and last non-empty lines of a normalised block (b"" when it has none)."""
-    end = len(text)
-    while end and text[end - 1] == 10:
-        end -= 1
-    if end == 0:
+    head = bytes(text[:4096])
+    start = len(head) - len(head.lstrip(b"\n"))
+    first_end = head.find(b"\n", start)
+    if start == len(head) and len(text) > len(head):  # blank lines all through the head: rare, read it whole
+        head = bytes(text)
+        start = len(head) - len(head.lstrip(b"\n"))
+        first_end = head.find(b"\n", start)
+    if start == len(head):
         return b"", b""
-    start = 0
-    while text[start] == 10:
-        start += 1
-    return text[start : text.find(b"\n", start)], text[text.rfind(b"\n", 0, end) + 1 : end]
+    first = head[start:first_end] if first_end >= 0 else bytes(text[start:]).split(b"\n", 1)[0]
+    tail = bytes(text[-4096:]).rstrip(b"\n")
+    cut = tail.rfind(b"\n")
+    last = (
+        tail[cut + 1 :] if cut >= 0 or len(text) <= 4096 else bytes(text).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    )
+    return first, last
 
 
 def read_table(
@@ -178,7 +220,7 @@ def read_table(
         quoted_strings_can_be_null=False,
     )
 
-    def parse_block(chunk: bytes) -> tuple[Any, bytes, bytes, Any]:
+    def parse_block(chunk: Block) -> tuple[Any, bytes, bytes, Any]:
         text = normalise(chunk)
         first_line, last_line = _edges(text)
         if not first_line:
@@ -219,7 +261,7 @@ def read_table(
 IN_FLIGHT = 2
 
 
-def _pipelined(work: Any, items: Iterator[bytes]) -> Iterator[Any]:
+def _pipelined(work: Any, items: Iterator[Block]) -> Iterator[Any]:
     """``work(item)`` for each item, in order, with up to ``IN_FLIGHT`` items in progress in threads.
 
     Why threads: Arrow parses without the GIL and numpy releases it, so a block's normalisation runs while
