@@ -59,6 +59,13 @@ def route(measure: Any) -> Route:
     """The route of one ir_measures measure object; UsageError when no installed backend computes it."""
     name = str(measure)
     params = dict(getattr(measure, "params", {}) or {})
+    rel = params.get("rel")
+    if isinstance(rel, int) and rel < 1:
+        # pytrec_eval refuses a relevance level below 1 with a TypeError deep inside the evaluator; say it here.
+        raise UsageError(
+            f"rel={rel} is below 1; a relevance level counts docs graded at least rel as "
+            "relevant and must be ≥ 1 (e.g. P(rel=2)@5)"
+        )
     cutoff = params.get("cutoff")
     cutoff = cutoff if isinstance(cutoff, int) else None
     if measure.NAME == "IPrec":
