@@ -27,6 +27,11 @@ CLASS_MEASURES: dict[str, tuple[str, ...]] = {
 #: Measures used when neither the command line nor the topic set names any.
 DEFAULT_MEASURES: tuple[str, ...] = ("RR@10", "P@1", "P@5", "nDCG@10", "R-Prec", "AP")
 
+#: The one value of ``Topic.expect``: a topic that should find nothing (an out-of-scope question, a removed
+#: API). Such a topic has no relevant document, is left out of the relevance measures' ``n`` and is scored by
+#: its refusal outcome alone (``toolkit.scoring.refusal``).
+EXPECT_EMPTY = "empty"
+
 #: Grade definitions shown to assessors when a topic set declares none (TREC graded-judging style).
 DEFAULT_GRADES: dict[int, str] = {
     0: "Not relevant: the document does not answer the query or is about something else.",
@@ -74,6 +79,11 @@ class Topic:
 
     ``metadata`` keeps the fields a topic format carries beyond these (TIPSTER ``<con>`` concepts, Web-track
     subtopics, extra JSONL keys), so that reading a topic set loses nothing.
+
+    ``expect = "empty"`` declares a topic that should find nothing. Nothing can be relevant to it, so it can
+    carry no truth, preference pairs or measures of its own: its only measure is whether a run returned
+    nothing (refusal correctness). The readers refuse such a topic with ``path:line``; this check keeps a topic
+    built in code just as honest.
     """
 
     query_id: str
@@ -85,6 +95,25 @@ class Topic:
     preferences: tuple[Preference, ...] = ()
     measures: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    expect: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.expect is None:
+            return
+        if self.expect != EXPECT_EMPTY:
+            raise ValueError(
+                f"topic {self.query_id!r}: expect must be {EXPECT_EMPTY!r} or None, not {self.expect!r}"
+            )
+        declared = [name for name in ("truth", "preferences", "measures") if getattr(self, name)]
+        if declared:
+            raise ValueError(
+                f"topic {self.query_id!r} expects nothing to be found, so it cannot have {', '.join(declared)}"
+            )
+
+    @property
+    def expects_empty(self) -> bool:
+        """Declared ``expect = "empty"``: scored by its refusal outcome, outside the relevance measures' n."""
+        return self.expect == EXPECT_EMPTY
 
     def grade(self, doc_id: str) -> int | None:
         """The regex-truth grade of a doc: the highest grade of all matching patterns, None if none match."""
@@ -113,6 +142,16 @@ class TopicSet:
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(t.query_id for t in self.topics)
+
+    @property
+    def relevance_ids(self) -> tuple[str, ...]:
+        """The topics that can have relevant documents: the relevance measures' denominator (DESIGN §5)."""
+        return tuple(t.query_id for t in self.topics if not t.expects_empty)
+
+    @property
+    def empty_ids(self) -> tuple[str, ...]:
+        """The topics declared ``expect = "empty"``: scored by their refusal outcome alone."""
+        return tuple(t.query_id for t in self.topics if t.expects_empty)
 
     def get(self, query_id: str) -> Topic | None:
         return self.by_id.get(query_id)

@@ -102,7 +102,9 @@ def test_duplicate_ids_are_errors(tmp_path: Path) -> None:
     path = write(tmp_path, "d.tsv", "q1\tone\nq2\ttwo\nq1\tagain\n")
     assert error_of(path) == f"{path}:3: duplicate topic id 'q1'; topic ids must be unique"
     toml = write(tmp_path, "d.toml", '[[topic]]\nid = "a"\nquery = "x"\n[[topic]]\nid = "a"\nquery = "y"\n')
-    assert error_of(toml) == f"{toml}: duplicate topic id 'a'; topic ids must be unique"
+    assert (
+        error_of(toml) == f"{toml}:4: duplicate topic id 'a'; topic ids must be unique"
+    )  # its [[topic]] line
 
 
 def test_all_bad_regexes_reported_at_once(tmp_path: Path) -> None:
@@ -125,14 +127,22 @@ def test_all_bad_regexes_reported_at_once(tmp_path: Path) -> None:
         ("x.jsonl", '["a"]\n', ':1: expected a JSON object like {"id": "q1", "query": "…"}'),
         ("x.txt", "no topics at all\n", ": no <top> … </top> blocks found"),
         ("x.toml", "[[topic]\n", ":1: invalid TOML"),
-        ("x.toml", '[[topic]]\nid = "a"\n', ": topic 'a': missing query text"),
-        ("x.toml", '[[topic]]\nid = "a"\nquery = "x"\nclass = "nope"\n', ": topic 'a': unknown class 'nope'"),
-        ("x.toml", '[[topic]]\nid = "a b"\nquery = "x"\n', ": topic 'a b': id must not contain whitespace"),
-        ("x.toml", '[[topic]]\nid = "a"\nquery = "x"\ncolour = 1\n', ": topic #1: unknown key(s) ['colour']"),
+        ("x.toml", '[[topic]]\nid = "a"\n', ":1: topic 'a': missing query text"),
+        (
+            "x.toml",
+            '[[topic]]\nid = "a"\nquery = "x"\nclass = "nope"\n',
+            ":1: topic 'a': unknown class 'nope'",
+        ),
+        ("x.toml", '[[topic]]\nid = "a b"\nquery = "x"\n', ":1: topic 'a b': id must not contain whitespace"),
+        (
+            "x.toml",
+            '[[topic]]\nid = "a"\nquery = "x"\ncolour = 1\n',
+            ":1: topic #1: unknown key(s) ['colour']",
+        ),
         (
             "x.toml",
             '[[topic]]\nid = "a"\nquery = "x"\nclass = "deprecation"\n',
-            ": topic 'a': class deprecation needs prefer",
+            ":1: topic 'a': class deprecation needs prefer",
         ),
         ("x.toml", 'name = "x"\n', ": unknown top-level key(s) ['name']"),
     ],

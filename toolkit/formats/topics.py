@@ -25,6 +25,11 @@ truth = ['^pydoc://collections\\.OrderedDict$']            # regex(es) on doc id
 prefer = [{ modern = '^pydoc://subprocess$', legacy = '^pydoc://os\\.system$' }]  # class deprecation
 measures = ["RR@10"]       # optional per-topic override
 metadata = { source = "…" }  # optional: anything else worth keeping with the topic
+
+[[topic]]
+id = "out-01"
+query = "pandas DataFrame"
+expect = "empty"           # should find nothing: scored by its refusal outcome alone, no truth/prefer/measures
 ```
 
 Every regex is compiled at load and all bad ones are reported in one error. The other formats map their fields
@@ -43,9 +48,28 @@ from typing import Any
 
 from toolkit.errors import FormatError
 from toolkit.formats.textfile import decode_text, iter_data_lines, read_bytes
-from toolkit.model import CLASS_MEASURES, DEFAULT_GRADES, Preference, Topic, TopicSet, TruthPattern
+from toolkit.model import (
+    CLASS_MEASURES,
+    DEFAULT_GRADES,
+    EXPECT_EMPTY,
+    Preference,
+    Topic,
+    TopicSet,
+    TruthPattern,
+)
 
-TOPIC_KEYS = {"id", "query", "class", "description", "narrative", "truth", "prefer", "measures", "metadata"}
+TOPIC_KEYS = {
+    "id",
+    "query",
+    "class",
+    "description",
+    "narrative",
+    "truth",
+    "prefer",
+    "measures",
+    "metadata",
+    "expect",
+}
 
 #: Field names that carry a topic's id, and its query text, in the formats people hold (first present wins).
 ID_KEYS = ("id", "query_id", "qid")
@@ -165,10 +189,11 @@ def _from_toml(path: str | Path, text: str, stem: str, sha: str) -> TopicSet:
     if not isinstance(raw_topics, list) or not raw_topics:
         raise FormatError(path, None, "no topics; add [[topic]] tables with id and query")
     specs: list[Spec] = []
+    lines = _topic_lines(text, len(raw_topics))
     for index, item in enumerate(raw_topics, start=1):
         if not isinstance(item, dict):
             raise FormatError(path, None, f"topic #{index} must be a table")
-        specs.append((None, {"_index": index, **item}))
+        specs.append((lines[index - 1], {"_index": index, **item}))
     topics = _build(path, specs, set(class_measures))
     return TopicSet(
         topics=topics,
@@ -179,6 +204,17 @@ def _from_toml(path: str | Path, text: str, stem: str, sha: str) -> TopicSet:
         grades=grades,
         class_measures=class_measures,
     )
+
+
+_TOPIC_HEADER = re.compile(r"^\s*\[\[\s*topic\s*\]\]\s*(#.*)?$")
+
+
+def _topic_lines(text: str, count: int) -> list[int | None]:
+    """The line of each ``[[topic]]`` header, so that errors about a topic name its line (tomllib gives no
+    positions). When the headers cannot be matched one to one with the topics (topics written as an inline
+    array, a header inside a multi-line string), no line is claimed rather than a wrong one."""
+    found = [n for n, line in enumerate(text.splitlines(), start=1) if _TOPIC_HEADER.match(line)]
+    return list(found) if len(found) == count else [None] * count
 
 
 def _grades(path: str | Path, raw: Any) -> dict[int, str]:
@@ -327,9 +363,10 @@ def _build(path: str | Path, specs: list[Spec], classes: set[str]) -> tuple[Topi
                 line,
                 f"topic {query_id!r}: unknown class {cls!r}; use one of {sorted(classes)} or declare [classes.{cls}]",
             )
+        expect = _expect(path, line, query_id, spec)
         truth = _truth(path, line, query_id, spec.get("truth", []), bad_patterns)
         prefs = _prefs(path, line, query_id, spec.get("prefer", []), bad_patterns)
-        if cls == "deprecation" and not prefs and not bad_patterns:
+        if cls == "deprecation" and not prefs and not bad_patterns and expect is None:
             raise FormatError(
                 path,
                 line,
@@ -352,6 +389,7 @@ def _build(path: str | Path, specs: list[Spec], classes: set[str]) -> tuple[Topi
                 preferences=prefs,
                 measures=tuple(str(m) for m in measures),
                 metadata=dict(metadata),
+                expect=expect,
             )
         )
     if bad_patterns:
@@ -359,6 +397,38 @@ def _build(path: str | Path, specs: list[Spec], classes: set[str]) -> tuple[Topi
             path, None, f"{len(bad_patterns)} invalid regex pattern(s): " + "; ".join(bad_patterns)
         )
     return tuple(topics)
+
+
+def _expect(path: str | Path, line: int | None, query_id: str, spec: Mapping[str, Any]) -> str | None:
+    """``expect = "empty"`` (an empty cell or null: not declared). Such a topic should find nothing, so truth,
+    preference pairs and measures of its own would be claims about relevant documents it cannot have."""
+    raw = spec.get("expect")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    if not isinstance(raw, str) or raw.strip().lower() != EXPECT_EMPTY:
+        raise FormatError(
+            path,
+            line,
+            f'topic {query_id!r}: expect = {raw!r} is not known; the one value is "{EXPECT_EMPTY}" (a topic that '
+            "should find nothing), or leave the key out",
+        )
+    declared = [key for key in ("truth", "prefer", "measures") if _declared(spec.get(key))]
+    if declared:
+        raise FormatError(
+            path,
+            line,
+            f'topic {query_id!r}: expect = "{EXPECT_EMPTY}" says nothing should be found, so it cannot declare '
+            f"{' or '.join(declared)} (its only measure is the refusal outcome); remove {', '.join(declared)}, "
+            'or remove expect = "empty" if the topic has right answers',
+        )
+    return EXPECT_EMPTY
+
+
+def _declared(value: Any) -> bool:
+    """A key with content: a TSV cell or a JSON value that is empty or null declares nothing."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    return bool(value)
 
 
 def _compile(pattern: Any, query_id: str, bad: list[str]) -> re.Pattern[str] | None:

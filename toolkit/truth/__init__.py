@@ -8,7 +8,8 @@ matching several patterns of a topic takes the highest grade (``Topic.grade``). 
 Two checks catch the usual mistakes in hand-written truth: a topic whose patterns match nothing (a typo, or
 the right doc is not in the universe — both worth knowing before scoring), and a pattern that matches
 suspiciously many docs (a missing anchor or an unescaped dot). Preference pairs (class ``deprecation``) are
-not qrels: they travel with the topic set to ``compare``.
+not qrels: they travel with the topic set to ``compare``. Topics declared ``expect = "empty"`` have no truth
+by definition (the topic readers refuse truth on them); they are listed apart, not as topics missing truth.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class TruthResult:
     suspicious: tuple[SuspiciousPattern, ...]
     no_truth: tuple[str, ...]
     max_matches: int
+    expect_empty: tuple[str, ...] = ()
 
     @property
     def judged_topics(self) -> int:
@@ -62,6 +64,7 @@ class TruthResult:
             ],
             "max_matches": self.max_matches,
             "topics_without_truth": list(self.no_truth),
+            "expect_empty_topics": list(self.expect_empty),
         }
 
 
@@ -91,6 +94,8 @@ def build_qrels(
     suspicious: list[SuspiciousPattern] = []
     no_truth: list[str] = []
     for topic in topics:
+        if topic.expects_empty:
+            continue
         if not topic.truth:
             no_truth.append(topic.query_id)
             continue
@@ -117,6 +122,7 @@ def build_qrels(
         suspicious=tuple(suspicious),
         no_truth=tuple(no_truth),
         max_matches=max_matches,
+        expect_empty=topics.empty_ids,
     )
 
 
