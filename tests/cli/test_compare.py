@@ -113,6 +113,7 @@ def test_json_contract_keys_in_order():
         "judged_qrels",
         "failed_topics",
         "allow_failed",
+        "refusal",  # added in issue 14 (a key added: same schema_version)
         "versions",
         "setup",
     ]

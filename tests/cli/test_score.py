@@ -72,7 +72,19 @@ def test_json_schema_unrounded_with_versions() -> None:
     assert doc["schema_version"] == 2 and doc["measures"] == ["AP", "nDCG@10"]
     assert {"python", "pytrec-eval-terrier", "ir-measures"} <= set(doc["versions"])
     (run,) = doc["runs"]
-    assert set(run) == {"run", "path", "n", "empty", "ignored", "aggregate", "per_query", "by_class"}
+    assert set(run) == {
+        "run",
+        "path",
+        "n",
+        "empty",
+        "ignored",
+        "aggregate",
+        "per_query",
+        "by_class",
+        "refusal",
+    }
+    assert run["refusal"]["refusal"] is None  # no topic set: nothing declared expect = "empty"
+    assert run["refusal"]["refusal_reason"].startswith("no topic set")
     assert run["n"] == 3 and run["empty"] == [] and list(run["per_query"]) == ["301", "302", "303"]
     want = trec_eval_values("out.test.aq")
     assert f"{run['aggregate']['AP']:.4f}" == want[("map", "all")]

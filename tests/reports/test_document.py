@@ -7,6 +7,7 @@ as the old text report did with the preferences' "losses (ids)" — fails here.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import sys
@@ -33,13 +34,14 @@ from agreement_data import a4_judgments  # noqa: E402
 
 
 def md_headers(text: str) -> list[tuple[str, ...]]:
-    """Header row of every Markdown table (the line above a ``|---|---:|`` delimiter row)."""
+    """Header row of every Markdown table (the line above a ``|---|---:|`` delimiter row), as Markdown reads
+    the cells: backslash escapes and HTML entities resolved."""
     lines = text.splitlines()
     out = []
     for above, line in zip(lines, lines[1:], strict=False):
         if re.fullmatch(r"\|(---:?\|)+", line):
             cells = re.split(r"(?<!\\) \| ", above[2:-2])
-            out.append(tuple(c.replace("\\|", "|") for c in cells))
+            out.append(tuple(html.unescape(re.sub(r"\\(.)", r"\1", c)) for c in cells))
     return out
 
 

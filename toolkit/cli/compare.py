@@ -118,8 +118,8 @@ def command(
     The verdict per candidate is the confirmatory test of the primary measure (Holm across candidates,
     or fixed-sequence with --order); other measures are a secondary family, per-class rows and all pairs
     (3+ runs) exploratory. Headline CI: paired t, unadjusted. Also: rank-1 buckets with exact McNemar,
-    preferences, Judged@k, failed topics; t, Wilcoxon, effect sizes, bootstrap CI, post hoc MDE in the
-    appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
+    preferences, refusal and empty results (topics declared expect = "empty"; exact McNemar), Judged@k,
+    failed topics; t, Wilcoxon, effect sizes, bootstrap CI, post hoc MDE in the appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
     \b
     Examples:
       trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml
@@ -131,7 +131,7 @@ def command(
     from toolkit.formats import read_qrels, read_run, read_topics
     from toolkit.formats.run import run_name
     from toolkit.model import Run
-    from toolkit.pipeline.failures import comparison_failures, failed_topics_at
+    from toolkit.pipeline.failures import comparison_failures, recorded_failures_at
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import document, mark_pilot, render, write_markdown
     from toolkit.stats.comparison import compare_runs
@@ -141,7 +141,7 @@ def command(
     names = [run_name(p) for p in runs]
     # manifests only (pilot flag, failed topics): the runs themselves are read one at a time below
     pilots = pilot_runs([Run(results={}, name=n, path=str(p)) for n, p in zip(names, runs, strict=True)])
-    failures = comparison_failures(failed_topics_at(runs), names[0], names[1:], allow_failed=allow_failed)
+    failures = comparison_failures(recorded_failures_at(runs), names[0], names[1:], allow_failed=allow_failed)
     result = compare_runs(
         (read_run(p) for p in runs),  # one at a time: each run is scored, summarised and freed
         qrels,

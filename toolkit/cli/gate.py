@@ -25,7 +25,7 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     help="The run being checked.",
 )
 @qrels_option
-@topics_option("Topic set (needed for class= rules and win_rate).")
+@topics_option("Topic set (needed for class= rules, win_rate and refusal).")
 @click.option(
     "--rule",
     "rules",
@@ -72,6 +72,8 @@ def command(
     Rule grammar:  MEASURE [value|drop|delta] <=|<|>=|> NUMBER [class=CLASS]
       value  the candidate's mean (the default)      drop   baseline mean − candidate mean
       delta  candidate mean − baseline mean          win_rate  preference win rate (deprecation pairs)
+      refusal  share of the expect = "empty" topics it returned nothing for
+      empty_rate  share of the other topics it returned nothing for
     \b
     Examples:
       trec-toolkit gate --baseline runs/bm25.run --candidate runs/bm25f.run --qrels qrels/stdlib.qrels \\
@@ -82,7 +84,7 @@ def command(
     """
     from toolkit.errors import CheckFailed
     from toolkit.formats import read_qrels, read_run, read_topics
-    from toolkit.pipeline.failures import comparison_failures, failed_topics
+    from toolkit.pipeline.failures import comparison_failures, recorded_failures
     from toolkit.pipeline.pilot import refuse_pilot_runs
     from toolkit.reports import document, mark_pilot, render
     from toolkit.stats.gate import run_gate
@@ -92,7 +94,7 @@ def command(
     pilots = refuse_pilot_runs([baseline, candidate], allow=allow_pilot, command="gate")
     topics = read_topics(topics_path) if topics_path else None
     policy = comparison_failures(
-        failed_topics([baseline, candidate]), baseline.name, [candidate.name], allow_failed=allow_failed
+        recorded_failures([baseline, candidate]), baseline.name, [candidate.name], allow_failed=allow_failed
     )
     result = run_gate(rule_texts, baseline, candidate, read_qrels(qrels_path), topics=topics, failures=policy)
     emit(render(mark_pilot(document(result), pilots), fmt), output)

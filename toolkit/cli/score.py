@@ -61,7 +61,9 @@ def command(
     """Score runs against qrels with trec_eval semantics (pytrec_eval via ir_measures).
 
     The topics that count (n) are the topic set's, else the qrels'. A topic a run has no results for scores
-    0 and is reported as empty; run topics outside the topic set/qrels are ignored with a warning.
+    0 and is reported as empty; run topics outside the topic set/qrels are ignored with a warning. Topics
+    declared expect = "empty" are left out of n and scored by their refusal outcome: refusal correctness
+    and the empty-result rate (table, md, html, json).
 
     \b
     Examples:
@@ -73,11 +75,13 @@ def command(
       trec-toolkit score runs/bm25.run runs/bm25f.run --qrels qrels/human.qrels --pool-bias
     """
     from toolkit.formats import read_qrels, read_run, read_topics, versions
+    from toolkit.pipeline.failures import recorded_failures
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import mark_pilot, pilot_line, render
     from toolkit.reports.scores import scores_delimited, scores_document, scores_trec
     from toolkit.scoring import evaluate_many, resolve_measures
     from toolkit.scoring.judged import warn_unjudged
+    from toolkit.scoring.refusal import refusal_scores
 
     _check_options(fmt, by_class, topics_path is not None, pool_bias, len(runs))
     topics = read_topics(topics_path) if topics_path is not None else None
@@ -87,12 +91,8 @@ def command(
     pilots = pilot_runs(loaded)
     results = evaluate_many(loaded, qrels, topics=topics, measures=wanted)
     warn_unjudged(loaded, qrels, results, wanted)
-    if pilots and fmt in ("csv", "tsv", "trec"):  # no room for a banner in these: say it on stderr
-        import warnings
-
-        from toolkit.errors import ToolkitWarning
-
-        warnings.warn(pilot_line(pilots), ToolkitWarning, stacklevel=1)
+    if fmt in ("csv", "tsv", "trec"):  # no room for a banner or a second table in these: say it on stderr
+        _data_layout_notes(pilot_line(pilots) if pilots else None, topics)
     if fmt in ("csv", "tsv"):
         delimiter = "," if fmt == "csv" else "\t"
         text = scores_delimited(
@@ -106,6 +106,8 @@ def command(
             from toolkit.pooling.diagnostics import leave_one_run_out
 
             bias = leave_one_run_out(loaded, qrels, topics=topics, measures=wanted, depth=pool_depth)
+        failed = recorded_failures(loaded)
+        refusal = [refusal_scores(run, topics, qrels, failed=failed[run.name]) for run in loaded]
         doc = scores_document(
             results,
             per_query=per_query,
@@ -113,9 +115,27 @@ def command(
             by_class=by_class,
             versions=versions(),
             pool_bias=bias,
+            refusal=refusal,
         )
         text = render(mark_pilot(doc, pilots), fmt)
     emit(text, output)
+
+
+def _data_layout_notes(pilot: str | None, topics: object) -> None:
+    import warnings
+
+    from toolkit.errors import ToolkitWarning
+
+    if pilot:
+        warnings.warn(pilot, ToolkitWarning, stacklevel=2)
+    empty = getattr(topics, "empty_ids", ())
+    if empty:
+        warnings.warn(
+            f'{len(empty)} topic(s) declared expect = "empty" are left out of n; their refusal outcome is in '
+            "--format table, md, html and json",
+            ToolkitWarning,
+            stacklevel=2,
+        )
 
 
 def _check_options(fmt: str, by_class: bool, has_topics: bool, pool_bias: bool, runs: int) -> None:

@@ -92,6 +92,31 @@ def write_manifest(
     return out
 
 
+def failure_entries(
+    manifest: Mapping[str, Any] | None, *, where: str | Path = "manifest"
+) -> list[dict[str, Any]]:
+    """The failure records a run manifest lists (``failures``: topics whose call failed after every retry, or
+    timed out); none for a manifest without any. The one reader of that key: the run-failure policy
+    (``toolkit.pipeline.failures``) and the refusal outcome (``toolkit.scoring.refusal``) both come here."""
+    entries = (manifest or {}).get("failures") or []
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("query_id"), str) for e in entries
+    ):
+        raise FormatError(
+            where, None, "failures must be a list of failure records; delete the manifest and run again"
+        )
+    return entries
+
+
+def recorded_failed_topics(path: str | Path) -> tuple[str, ...] | None:
+    """The topics the manifest beside the run file ``path`` records as failed; None when the run has no
+    manifest (a bare run file: its failures are unknown, not absent)."""
+    manifest = read_manifest(path)
+    if manifest is None:
+        return None
+    return tuple(e["query_id"] for e in failure_entries(manifest, where=manifest_path(path)))
+
+
 def read_manifest(path: str | Path) -> dict[str, Any] | None:
     """The manifest beside ``path`` (or at ``path`` if it is one); None when there is none."""
     p = Path(path)

@@ -180,7 +180,7 @@ def run_audit(
         ran,
         built,
         tuple(written),
-        failed,
+        {run: ids or () for run, ids in failed.items()},
         preflights,
         pilots,
     )
@@ -285,7 +285,7 @@ def _manifest(ws: Workspace, name: str) -> dict[str, Any] | None:
     return read_manifest(ws.runs_dir / f"{name}.run")
 
 
-def _failed(ws: Workspace, runs: tuple[Run, ...]) -> dict[str, tuple[str, ...]]:
-    from toolkit.pipeline.failures import failed_topics
+def _failed(ws: Workspace, runs: tuple[Run, ...]) -> dict[str, tuple[str, ...] | None]:
+    from toolkit.pipeline.failures import recorded_failures
 
-    return failed_topics(runs, {run.name: _manifest(ws, run.name) for run in runs})
+    return recorded_failures(runs, {run.name: _manifest(ws, run.name) for run in runs})

@@ -12,7 +12,10 @@ same thing:
 * a comparison (``compare``, ``audit``, ``gate``) lists the failed topics of every run, and a candidate
   compared with a run that has failed topics is **not comparable** — its verdict reads "not comparable: N
   topics failed in RUN" — unless the user opts in (``--allow-failed``), when the verdict is given and the
-  failures are still listed (``comparison_failures``).
+  failures are still listed (``comparison_failures``);
+* a failed topic is never a refusal: the refusal outcome (``toolkit.scoring.refusal``) counts an empty result
+  as "returned nothing" only when the manifest does not record it as failed. A run without a manifest cannot
+  say, so ``recorded_failures`` gives None for it and its empty results count as refusals, with a warning.
 """
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ def manifest_failures(
     manifest: Mapping[str, Any] | None, *, where: str | Path = "manifest"
 ) -> tuple[Failure, ...]:
     """The failures a run manifest records (none for a run without a manifest, e.g. one made elsewhere)."""
+    from toolkit.formats.manifest import failure_entries
+
     if not manifest:
         return ()
-    entries = manifest.get("failures") or []
+    entries = failure_entries(manifest, where=where)
     try:
         return tuple(Failure(**entry) for entry in entries)
     except TypeError:
@@ -58,6 +63,33 @@ def failed_topics(
             manifest = read_manifest(run.path) if run.path else None
         out[run.name] = tuple(f.query_id for f in manifest_failures(manifest, where=run.path or run.name))
     return out
+
+
+def recorded_failures(
+    runs: Sequence[Run], manifests: Mapping[str, Mapping[str, Any] | None] | None = None
+) -> dict[str, tuple[str, ...] | None]:
+    """``failed_topics``, but None for a run without a manifest: its failures are unknown, not absent."""
+    from toolkit.formats.manifest import read_manifest
+
+    out: dict[str, tuple[str, ...] | None] = {}
+    for run in runs:
+        if manifests is not None and run.name in manifests:
+            manifest = manifests[run.name]
+        else:
+            manifest = read_manifest(run.path) if run.path else None
+        where = run.path or run.name
+        out[run.name] = (
+            None if manifest is None else tuple(f.query_id for f in manifest_failures(manifest, where=where))
+        )
+    return out
+
+
+def recorded_failures_at(paths: Sequence[str | Path]) -> dict[str, tuple[str, ...] | None]:
+    """``recorded_failures`` for run files not read yet, by run name."""
+    from toolkit.formats.manifest import recorded_failed_topics
+    from toolkit.formats.run import run_name
+
+    return {run_name(path): recorded_failed_topics(path) for path in paths}
 
 
 def check_failures(
@@ -97,21 +129,23 @@ def failed_topics_at(paths: Sequence[str | Path]) -> dict[str, tuple[str, ...]]:
 
 
 def comparison_failures(
-    failed: Mapping[str, Sequence[str]],
+    failed: Mapping[str, Sequence[str] | None],
     baseline: str,
     candidates: Sequence[str],
     *,
     allow_failed: bool = False,
 ) -> Failures:
     """The policy for comparisons: every run's failed topics, and for each candidate compared with a run that
-    has some, the verdict "not comparable: N topics failed in RUN" — unless ``allow_failed``."""
-    listed = {run: tuple(ids) for run, ids in failed.items()}
+    has some, the verdict "not comparable: N topics failed in RUN" — unless ``allow_failed``. A run whose
+    failures are None (no manifest, ``recorded_failures``) is listed as ``unrecorded``."""
+    listed = {run: tuple(ids or ()) for run, ids in failed.items()}
+    unrecorded = tuple(run for run, ids in failed.items() if ids is None)
     blocked: dict[str, str] = {}
     for cand in candidates:
         parts = [_failed_in(len(listed[r]), r) for r in (baseline, cand) if listed.get(r)]
         if parts and not allow_failed:
             blocked[cand] = "not comparable: " + ", ".join(parts)
-    return Failures(listed, blocked, allow_failed and any(listed.values()))
+    return Failures(listed, blocked, allow_failed and any(listed.values()), unrecorded)
 
 
 def _failed_in(count: int, run: str) -> str:

@@ -43,10 +43,11 @@ def regex_truth(
 ) -> TruthOutcome:
     """The regex truth of ``topics`` over the covered docs, written with its manifest to ``output`` when given
     (``sources`` are recorded as inputs, relative to the workspace). With ``keep_identical``, a file that has a
-    manifest and already holds exactly these qrels is left untouched, manifest included."""
+    manifest made from this topic set and already holds exactly these qrels is left untouched, manifest
+    included."""
     coverage = ws.covered_doc_ids(runs, doc_ids, corpus=corpus)
     result = build_qrels(topics, coverage.doc_ids, max_matches=max_matches, zeros=zeros, name=name)
-    if output is None or (keep_identical and _holds(Path(output), result)):
+    if output is None or (keep_identical and _holds(Path(output), result, topics)):
         return TruthOutcome(result, written=False)
     write_truth(
         result,
@@ -60,13 +61,19 @@ def regex_truth(
     return TruthOutcome(result, written=True)
 
 
-def _holds(path: Path, result: TruthResult) -> bool:
+def _holds(path: Path, result: TruthResult, topics: TopicSet) -> bool:
+    """The file holds these qrels and its manifest names this topic set: an edited topic set (new topics that
+    should find nothing, say) can leave the judgments unchanged, but not the record of what they stand for."""
     from toolkit.formats.manifest import read_manifest
     from toolkit.formats.qrels import format_qrels
 
+    if not path.is_file():
+        return False
+    manifest = read_manifest(path)
+    recorded = (manifest or {}).get("topic_set") or {}
     return (
-        path.is_file()
-        and bool(read_manifest(path))
+        bool(manifest)
+        and recorded.get("sha256") == topics.sha256
         and path.read_text(encoding="utf-8") == format_qrels(result.qrels)
     )
 

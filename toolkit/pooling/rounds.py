@@ -67,9 +67,12 @@ class RoundResult:
 
 
 def campaign_topics(topic_set: TopicSet) -> list[CampaignTopic]:
+    """The topics a campaign judges: not those declared ``expect = "empty"`` (nothing is relevant to them by
+    declaration; their one measure is the refusal outcome, ``toolkit.scoring.refusal``)."""
     return [
         CampaignTopic(t.query_id, t.query, t.description, t.narrative, t.query_class)
         for t in topic_set.topics
+        if not t.expects_empty
     ]
 
 
@@ -103,7 +106,8 @@ def build_pool(
     budget: int | None = None,
     known: Mapping[tuple[str, str], bool | None] | None = None,
 ) -> Pool:
-    """Depth-k or MTF pool over the topic set's topics (topics in runs but not in the set are ignored)."""
+    """Depth-k or MTF pool over the topic set's topics (topics in runs but not in the set are ignored, and so
+    are topics declared ``expect = "empty"``: there is nothing relevant to judge)."""
     if not runs:
         raise UsageError("no runs to pool; pass one or more run files")
     extra = sorted({q for run in runs for q in run.results} - set(topic_set.ids))
@@ -117,11 +121,11 @@ def build_pool(
     if strategy == "depth":
         if budget is not None:
             raise UsageError("--budget applies to --strategy mtf only")
-        return depth_pool(runs, depth=depth if depth is not None else 10, topics=topic_set.ids)
+        return depth_pool(runs, depth=depth if depth is not None else 10, topics=topic_set.relevance_ids)
     if strategy == "mtf":
         if budget is None:
             raise UsageError("--strategy mtf needs --budget N (new documents per topic)")
-        return mtf_pool(runs, budget=budget, depth=depth, topics=topic_set.ids, known=known)
+        return mtf_pool(runs, budget=budget, depth=depth, topics=topic_set.relevance_ids, known=known)
     raise UsageError(f"unknown pooling strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
 
 
@@ -279,7 +283,7 @@ def pool_round(
         unassigned = pool_status(store).unassigned if assignees else len(fresh.in_pool | set(queued))
     return RoundResult(
         round=number,
-        topics=len(topic_set),
+        topics=len(topic_set.relevance_ids),
         pooled=len(pool),
         queued=len(queued),
         stale=len(stale),

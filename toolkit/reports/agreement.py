@@ -13,20 +13,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolkit.agreement.result import AgreementResult, Interval, Kappa, PairAgreement, Value
-from toolkit.reports.document import Block, Document, bullets, heading, paragraph, table
+from toolkit.reports.document import Block, Document, bullets, esc, heading, paragraph, table
 
 WEIGHTINGS = ("unweighted", "linear", "quadratic")
 
 
 def agreement_document(result: AgreementResult) -> Document:
     notes = _Notes()
-    blocks: list[Block] = [heading("Assessor agreement", 1), paragraph(_headline(result))]
-    for title, header, rows, right in _sections(result, notes):
+    blocks: list[Block] = [heading("Assessor agreement", 1), paragraph(esc(_headline(result)))]
+    for title, header, rows, right in _sections(result, notes):  # titles name assessors: literal text
         left = [i for i, r in enumerate(right) if not r]
-        blocks += [heading(title), table(header, rows, left=left) if rows else paragraph("(none)")]
-    blocks += [heading("Across all assessors"), bullets(_overall(result, notes))]
+        blocks += [heading(esc(title)), table(header, rows, left=left) if rows else paragraph("(none)")]
+    blocks += [heading("Across all assessors"), bullets([esc(line) for line in _overall(result, notes)])]
     if notes.reasons:
-        blocks += [heading("Undefined"), bullets(notes.reasons, kind="notes")]
+        blocks += [heading("Undefined"), bullets([esc(r) for r in notes.reasons], kind="notes")]
     return Document(tuple(blocks), agreement_data(result))
 
 

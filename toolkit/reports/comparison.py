@@ -1,12 +1,12 @@
 """The document of a comparison (``compare`` and ``audit``), in the reading order of DESIGN §7.
 
 1. **Verdict** — the first screen answers the question: one paragraph per candidate with the confirmatory
-   result in words (delta, t CI, p and adjusted p), the rank-1 Fixed/Degraded counts, failed topics and
-   Judged@k warnings;
+   result in words (delta, t CI, p and adjusted p), the rank-1 Fixed/Degraded counts, the refusal outcome,
+   failed topics and Judged@k warnings;
 2. **Aggregate** — the mean of every measure per run, and the CI forest plot beside it;
 3. **Detail** — the confirmatory and secondary tests, non-inferiority, rank-1 buckets with topic ids,
-   preferences, the exploratory per-class tables and all pairs, Judged@k, failed topics, worst regressions
-   with their plots;
+   preferences, refusal and empty results (when topics are declared ``expect = "empty"``), the exploratory
+   per-class tables and all pairs, Judged@k, failed topics, worst regressions with their plots;
 4. **Appendix** — the other tests (t, Wilcoxon, randomization method), effect sizes, the bootstrap CI, the
    post hoc MDE, then setup, versions and hashes.
 
@@ -32,8 +32,10 @@ from toolkit.reports.comparison_detail import (
     worst_blocks,
 )
 from toolkit.reports.comparison_json import comparison_data
-from toolkit.reports.document import Block, Document, bullets, heading, paragraph, table
+from toolkit.reports.document import Block, Document, bullets, esc, heading, paragraph, table
 from toolkit.reports.numbers import ci_text, num, pval, signed
+from toolkit.reports.refusal import comparison_blocks as refusal_blocks
+from toolkit.reports.refusal import verdict_sentence as refusal_sentence
 from toolkit.stats.families import CONFIRMATORY
 from toolkit.stats.multiple import FIXED_SEQUENCE
 from toolkit.stats.result import CandidateVerdict, ComparisonResult
@@ -64,7 +66,7 @@ def comparison_document(
     for p in plots:
         if p.kind == "delta":
             deltas.setdefault(p.candidate, []).append(_image(p))
-    b: list[Block] = [heading(title or f"Audit: {', '.join(result.candidates)} vs {result.baseline}", 1)]
+    b: list[Block] = [heading(esc(title or f"Audit: {', '.join(result.candidates)} vs {result.baseline}"), 1)]
     b += _verdicts(result)
     b += _aggregate(result)
     b += [_image(p) for p in plots if p.kind == "forest"]
@@ -72,6 +74,7 @@ def comparison_document(
     b += rank1_blocks(result)
     b += [_image(p) for p in plots if p.kind == "ranks"]
     b += preferences_blocks(result)
+    b += refusal_blocks(result)
     b += by_class_blocks(result)
     b += all_pairs_blocks(result)
     b += judged_blocks(result)
@@ -92,14 +95,16 @@ def design_sentence(result: ComparisonResult) -> str:
     """The confirmatory design in one sentence (the verdict section opens with it)."""
     conf = result.confirmatory
     if conf.adjustment == FIXED_SEQUENCE:
-        how = f"fixed sequence in the declared order {', '.join(conf.order)}, each at α = {result.alpha:g}"
+        how = (
+            f"fixed sequence in the declared order {esc(', '.join(conf.order))}, each at α = {result.alpha:g}"
+        )
     elif conf.m > 1:
         how = f"Holm across {conf.m} candidates, α = {result.alpha:g}"
     else:
         how = f"α = {result.alpha:g}"
     declared = "declared" if result.primary_declared else "the default; declare one with --primary"
     return (
-        f"Confirmatory test: **{result.primary}** ({declared}) by the {TEST_NAMES[result.test]}, {how}. "
+        f"Confirmatory test: **{esc(result.primary)}** ({declared}) by the {TEST_NAMES[result.test]}, {how}. "
         f"Secondary measures form their own family ({result.correction}); per-class rows and all pairs are "
         "exploratory. Every CI is the paired t 95% interval, unadjusted for multiplicity."
     )
@@ -110,38 +115,41 @@ def _verdicts(result: ComparisonResult) -> list[Block]:
     for v in result.verdicts():
         b.append(paragraph(verdict_paragraph(result, v)))
         if v.warnings:
-            b.append(bullets([f"Warning: {w}" for w in v.warnings]))
+            b.append(bullets([f"Warning: {esc(w)}" for w in v.warnings]))
     return b
 
 
 def verdict_paragraph(result: ComparisonResult, v: CandidateVerdict) -> str:
     """``**cand vs base: better.** RR@10 0.40 → 0.42, Δ +0.0156, 95% CI … p … Rank 1: … Failures …``"""
-    parts = [f"**{v.candidate} vs {result.baseline}: {v.verdict}.**"]
+    parts = [f"**{esc(f'{v.candidate} vs {result.baseline}: {v.verdict}.')}**"]
     c = v.result
     if c is not None:
-        ci = ci_text(c.ci95) if c.ci95.pair() else f"– ({c.ci95.reason})"
+        ci = ci_text(c.ci95) if c.ci95.pair() else f"– ({esc(c.ci95.reason)})"
         adjusted = (
             f"adjusted p = {pval(c.p_adjusted)} ({c.adjustment})"
             if c.adjustment != "holm" or result.confirmatory.m > 1
             else "one candidate: no adjustment"
         )
         parts.append(
-            f"{c.measure} {num(c.mean_baseline)} → {num(c.mean_candidate)}, Δ {signed(c.delta)}, 95% CI {ci} "
+            f"{esc(c.measure)} {num(c.mean_baseline)} → {num(c.mean_candidate)}, Δ {signed(c.delta)}, 95% CI {ci} "
             f"(t, unadjusted), p = {pval(c.pvalue)} ({_test_label(c)}), {adjusted}."
         )
         ni = c.noninferiority
         if ni is not None:
-            parts.append(_ni_sentence(ni.margin, ni.holds, ni.ci_lower, ni.pvalue, ni.reason))
+            parts.append(_ni_sentence(ni.margin, ni.holds, ni.ci_lower, ni.pvalue, esc(ni.reason)))
     r = next((x for x in result.rank1 if x.candidate == v.candidate), None)
     if r is not None:
         parts.append(
             f"Rank 1 (top {r.cutoff}): Fixed {r.mcnemar.fixed}, Degraded {r.mcnemar.degraded} "
             f"(exact McNemar p = {pval(r.mcnemar.pvalue)})."
         )
+    refusal = refusal_sentence(result, v.candidate)
+    if refusal is not None:
+        parts.append(refusal)
     for run, count in v.failed.items():
-        ids = " ".join(result.failures.failed.get(run, ()))
+        ids = esc(" ".join(result.failures.failed.get(run, ())))
         note = "allowed with --allow-failed" if v.comparable else "pass --allow-failed to compare anyway"
-        parts.append(f"{count} topic{'' if count == 1 else 's'} failed in {run} ({note}): {ids}.")
+        parts.append(f"{count} topic{'' if count == 1 else 's'} failed in {esc(run)} ({note}): {ids}.")
     return " ".join(parts)
 
 
@@ -182,9 +190,9 @@ def _tests(result: ComparisonResult) -> list[Block]:
     secondary = [c for c in result.comparisons if c.family != CONFIRMATORY]
     base = result.baseline
     b: list[Block] = [
-        heading(f"Confirmatory test ({result.primary})"),
+        heading(f"Confirmatory test ({esc(result.primary)})"),
         paragraph(
-            f"Δ = candidate − {base} per topic, averaged; 95% CI = paired t interval (unadjusted); p = "
+            f"Δ = candidate − {esc(base)} per topic, averaged; 95% CI = paired t interval (unadjusted); p = "
             f"{TEST_NAMES[result.test]} (two-sided); p adj. = {conf.adjustment} across the candidates."
         ),
         table(
@@ -231,9 +239,9 @@ def _tests(result: ComparisonResult) -> list[Block]:
                 left=(0, 1, -1),
             ),
         ]
-    notes = [f"{c.candidate}, {c.measure}: {n}" for c in result.comparisons for n in c.notes]
+    notes = [f"{esc(c.candidate)}, {esc(c.measure)}: {esc(n)}" for c in result.comparisons for n in c.notes]
     notes += [
-        f"{c.candidate}, {c.measure}: no t interval: {c.ci95.reason}"
+        f"{esc(c.candidate)}, {esc(c.measure)}: no t interval: {esc(c.ci95.reason)}"
         for c in result.comparisons
         if c.ci95.reason
     ]

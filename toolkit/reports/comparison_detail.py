@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolkit.model import TopicSet
-from toolkit.reports.document import Block, bullets, heading, paragraph, table
+from toolkit.reports.document import Block, bullets, code_span, esc, heading, paragraph, table
 from toolkit.reports.numbers import BUCKET_LABELS, ci_text, interval, num, pval, rank_text, signed
 from toolkit.stats.buckets import BUCKETS, FOUND_LOST, RankOutcome
 from toolkit.stats.counts import reach_note
@@ -22,7 +22,8 @@ WORST = 10
 
 
 def _ids(label: str, ids: Sequence[str]) -> str:
-    return f"{label} ({len(ids)}): {' '.join(ids)}"
+    """A list item naming topics: ``label`` and the ids are literal text (run names, topic ids)."""
+    return f"{esc(label)} ({len(ids)}): {esc(' '.join(ids))}"
 
 
 def rank1_blocks(result: ComparisonResult) -> list[Block]:
@@ -40,7 +41,7 @@ def _rank1(r: RankOutcome, alpha: float) -> list[Block]:
         _ids(f"{k} within top {r.cutoff}", r.found_lost[k]) for k in ("found", "lost") if r.found_lost[k]
     ]
     return [
-        heading(f"{r.baseline} → {r.candidate} (first relevant within top {r.cutoff})", 3),
+        heading(esc(f"{r.baseline} → {r.candidate} (first relevant within top {r.cutoff})"), 3),
         table(["bucket", "topics"], [[BUCKET_LABELS[k], str(r.count(k))] for k in BUCKETS]),
         table(
             ["", f"{r.candidate} at 1", f"{r.candidate} not at 1"],
@@ -127,7 +128,7 @@ def by_class_blocks(result: ComparisonResult) -> list[Block]:
             "p adj.",
             "verdict",
         ]
-        b += [heading(f"{cls} ({len(br.topics)} topics)", 3), table(headers, rows, left=(0, 1, -1))]
+        b += [heading(esc(f"{cls} ({len(br.topics)} topics)"), 3), table(headers, rows, left=(0, 1, -1))]
     return b
 
 
@@ -155,7 +156,7 @@ def all_pairs_blocks(result: ComparisonResult) -> list[Block]:
             for p in fam.pairs
         ]
         b += [
-            heading(str(fam.measure), 3),
+            heading(esc(fam.measure), 3),
             table(["pair", "n", "Δ", "95% CI (t)", "p", "p adj.", "verdict"], rows, left=(0, -1)),
         ]
     return b
@@ -206,14 +207,14 @@ def worst_blocks(
     result: ComparisonResult, topics: TopicSet | None, plots: Mapping[str, Sequence[Block]]
 ) -> list[Block]:
     """Per candidate: its per-topic delta plot (``plots[candidate]``) and the topics that lost most."""
-    b = [heading(f"Worst regressions ({result.primary})")]
+    b = [heading(esc(f"Worst regressions ({result.primary})"))]
     for cand in result.candidates:
         primary = result.comparison(cand, result.primary)
         r = next(x for x in result.rank1 if x.candidate == cand)
         if primary is None:
             continue
         worst = sorted((d, q) for q, d in zip(primary.topics, primary.diffs, strict=True) if d < 0)[:WORST]
-        b.append(heading(f"{cand} vs {result.baseline}", 3))
+        b.append(heading(esc(f"{cand} vs {result.baseline}"), 3))
         b += plots.get(cand, ())
         if not worst:
             b.append(paragraph("No topic got worse."))
@@ -323,14 +324,15 @@ def _setup(result: ComparisonResult, preflight: Mapping[str, Mapping[str, Any]])
     s = result.setup
     t = s.get("topics") or {}
     items = [
-        f"Baseline: `{result.baseline}`; candidates: {', '.join(f'`{c}`' for c in result.candidates)}",
-        f"Topics: {t.get('name', '(from qrels)')} — {s['n_topics']} topics counted"
-        + (f" (`{t['path']}`)" if t.get("path") else ""),
-        f"Topic-set hash (sha256): `{t.get('sha256') or 'n/a'}`",
-        f"Qrels: `{s['qrels'].get('path') or s['qrels'].get('name')}`",
-        *(f"Run `{name}`: `{path}`" for name, path in s["run_paths"].items() if path),
+        f"Baseline: {code_span(result.baseline)}; candidates: {', '.join(code_span(c) for c in result.candidates)}",
+        f"Topics: {esc(t.get('name', '(from qrels)'))} — {s['n_topics']} topics counted"
+        + (f" ({code_span(t['path'])})" if t.get("path") else "")
+        + _expect_empty_note(s),
+        f"Topic-set hash (sha256): {code_span(t.get('sha256') or 'n/a')}",
+        f"Qrels: {code_span(s['qrels'].get('path') or s['qrels'].get('name'))}",
+        *(f"Run {code_span(name)}: {code_span(path)}" for name, path in s["run_paths"].items() if path),
         *(_preflight_item(name, record) for name, record in preflight.items()),
-        f"Measures: {', '.join(map(str, result.measures))}; primary measure: **{result.primary}**",
+        f"Measures: {esc(', '.join(map(str, result.measures)))}; primary measure: **{esc(result.primary)}**",
         f"Declared test: {result.test}; α = {result.alpha:g}; confirmatory adjustment: "
         f"{result.confirmatory.adjustment}; secondary and exploratory: {result.correction}",
         f"Seed {result.seed}; randomization exact where possible, else {s['randomization_resamples']:,} sign flips; "
@@ -339,13 +341,26 @@ def _setup(result: ComparisonResult, preflight: Mapping[str, Mapping[str, Any]])
     ]
     for run, ids in result.empty.items():
         if ids:
-            items.append(f"`{run}` returned nothing for {len(ids)} topic(s) (scored 0): {' '.join(ids)}")
+            items.append(
+                f"{code_span(run)} returned nothing for {len(ids)} topic(s) (scored 0): {esc(' '.join(ids))}"
+            )
     return [heading("Setup", 3), bullets(items)]
 
 
 def _preflight_item(run: str, record: Mapping[str, Any]) -> str:
     """What the run's system said about itself before the run, its lines joined by ``; ``."""
     check = record.get("check")
-    shown = f"`{' '.join(check)}`" if isinstance(check, list) else f"`GET {check}`"
+    shown = code_span(" ".join(check) if isinstance(check, list) else f"GET {check}")
     lines = [line.strip() for line in str(record.get("output", "")).splitlines() if line.strip()]
-    return f"Pre-flight of `{run}` ({shown}): {'; '.join(lines) or '(no output)'}"
+    return f"Pre-flight of {code_span(run)} ({shown}): {esc('; '.join(lines) or '(no output)')}"
+
+
+def _expect_empty_note(setup: Mapping[str, Any]) -> str:
+    """Why ``n`` may be smaller than the topic set: its expected-empty topics are outside it."""
+    ids = setup.get("expect_empty_topics") or []
+    if not ids:
+        return ""
+    return (
+        f"; n counts only topics that can have relevant documents: the {len(ids)} topic"
+        f'{"" if len(ids) == 1 else "s"} declared expect = "empty" are scored by their refusal outcome alone'
+    )

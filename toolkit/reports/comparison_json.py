@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit.reports.refusal import change_data, refusal_data
 from toolkit.stats.buckets import BUCKETS, FOUND_LOST, RankOutcome
 from toolkit.stats.location import Interval
 from toolkit.stats.paired import PairedResult
@@ -84,6 +85,10 @@ def comparison_data(result: ComparisonResult) -> dict[str, Any]:
         "judged_qrels": "human" if result.judged_human else "regex",
         "failed_topics": {run: list(result.failures.failed.get(run, ())) for run in result.runs},
         "allow_failed": result.failures.allowed,
+        "refusal": {
+            "runs": [refusal_data(r) for r in result.refusal],
+            "tests": [change_data(t) for t in result.refusal_tests],
+        },
         "versions": dict(result.versions),
         "setup": {
             **dict(result.setup),

@@ -6,13 +6,19 @@ lay a document out; none of them decides what is shown. That is why a table has 
 format, and why a change of content is made in one builder (``comparison``, ``scores``, ``agreement``,
 ``gate``) instead of once per format.
 
-Cells are already formatted strings (rounding happens in ``numbers`` when the document is built); inline
-markup in paragraphs, lists and cells is Markdown's `code` and **bold**, which the HTML renderer turns into
-tags and the text renderer drops.
+Cells are already formatted strings (rounding happens in ``numbers`` when the document is built) and are
+literal: a cell, a table header or an image caption is shown exactly as it is, whatever characters it holds.
+Headings, paragraphs and list items carry inline markup: `code`, **bold**, and a backslash before a character
+to take it literally (``spans`` reads it). Text that comes from outside — run names, topic ids and text,
+paths, class names, a system's output — goes in through ``esc`` (literal text) or ``code_span``, so
+that a run named ``a`b`` or ``**x**`` stays that name. Each renderer then makes the literal text safe for its
+format: the HTML renderer escapes it, the Markdown renderer escapes HTML and Markdown's own characters (a
+``|`` cannot end a table cell, a ``<script>`` is text), the text renderer makes control characters visible.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +81,72 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: Sequen
     return Block("table", headers=tuple(headers), rows=cells, align=align)
 
 
+#: The characters of the inline markup, escaped by ``esc``.
+_MARKUP = re.compile(r"([\\`*])")
+
+#: Span kinds ``spans`` yields: plain text, a code span, bold text.
+TEXT, CODE, BOLD = "text", "code", "bold"
+
+
+def esc(text: object) -> str:
+    """``text`` (a run name, a topic id, a path …) as literal text inside a heading, paragraph or list item."""
+    return _MARKUP.sub(r"\\\1", str(text))
+
+
+def code_span(text: object) -> str:
+    """``text`` as one code span, whatever it holds (backticks included)."""
+    return f"`{esc(text)}`"
+
+
+def spans(text: str) -> list[tuple[str, str]]:
+    """The inline markup of a heading, paragraph or list item as ``(kind, literal text)`` pairs: ``text``,
+    ``code`` (between backticks) and ``bold`` (between ``**``). A backslash takes the next character
+    literally; an unmatched backtick or ``**`` is literal too."""
+    out: list[tuple[str, str]] = []
+    buffer: list[str] = []
+    i, n = 0, len(text)
+
+    def flush() -> None:
+        if buffer:
+            out.append((TEXT, "".join(buffer)))
+            buffer.clear()
+
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n:
+            buffer.append(text[i + 1])
+            i += 2
+            continue
+        closer = "`" if c == "`" else "**" if text.startswith("**", i) else None
+        if closer is not None:
+            literal, end = _until(text, i + len(closer), closer)
+            if end is not None and literal:
+                flush()
+                out.append((CODE if closer == "`" else BOLD, literal))
+                i = end + len(closer)
+                continue
+        buffer.append(c)
+        i += 1
+    flush()
+    return out
+
+
+def _until(text: str, start: int, closer: str) -> tuple[str, int | None]:
+    """The literal text from ``start`` to the first unescaped ``closer``, and where that closer is."""
+    chars: list[str] = []
+    i = start
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            chars.append(text[i + 1])
+            i += 2
+        elif text.startswith(closer, i):
+            return "".join(chars), i
+        else:
+            chars.append(text[i])
+            i += 1
+    return "", None
+
+
 def heading(text: str, level: int = 2) -> Block:
     return Block(f"h{level}", text)
 
@@ -102,6 +174,6 @@ def mark_pilot(document: Document, runs: Sequence[str]) -> Document:
 
 def pilot_line(runs: Sequence[str], *, code: bool = False) -> str:
     """``PILOT — not for the record (pilot run: NAME)``, in the document's inline markup when ``code``."""
-    names = ", ".join(f"`{r}`" if code else r for r in runs)
+    names = ", ".join(code_span(r) if code else r for r in runs)
     label = f"**{PILOT_BANNER}**" if code else PILOT_BANNER
     return f"{label} (pilot run{'s' if len(runs) > 1 else ''}: {names})"

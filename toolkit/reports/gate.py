@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.reports.document import Document, heading, paragraph, table
+from toolkit.reports.document import Document, esc, heading, paragraph, table
 from toolkit.reports.numbers import num
 from toolkit.stats.gate import GateResult
 
@@ -21,7 +21,7 @@ def gate_document(result: GateResult) -> Document:
     ]
     passed = sum(1 for c in result.checks if c.passed)
     blocks = [
-        heading(f"gate: {result.candidate} against {result.baseline}", 1),
+        heading(esc(f"gate: {result.candidate} against {result.baseline}"), 1),
         table(["rule", "value", "topics", "verdict"], rows, left=(0, -1)),
         paragraph(f"{passed} of {len(result.checks)} rule(s) passed"),
     ]
@@ -32,10 +32,10 @@ def gate_document(result: GateResult) -> Document:
         if ids:
             failed = f"{len(ids)} topic{'' if len(ids) == 1 else 's'} failed in {run}"
             if blocked:
-                blocks.append(paragraph(f"not comparable: {failed} ({' '.join(ids)})"))
+                blocks.append(paragraph(esc(f"not comparable: {failed} ({' '.join(ids)})")))
             else:
-                blocks.append(paragraph(f"{failed} ({' '.join(ids)}; allowed with --allow-failed)"))
-    blocks.append(paragraph(f"Criterion: {result.criterion}"))
+                blocks.append(paragraph(esc(f"{failed} ({' '.join(ids)}; allowed with --allow-failed)")))
+    blocks.append(paragraph(esc(f"Criterion: {result.criterion}")))
     return Document(tuple(blocks), gate_data(result))
 
 

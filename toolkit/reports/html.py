@@ -1,12 +1,15 @@
-"""Render a document as one self-contained HTML page, its images embedded as base64 PNGs (no scripts)."""
+"""Render a document as one self-contained HTML page, its images embedded as base64 PNGs (no scripts).
+
+Every literal text of the document (``document.spans``: run names, topic ids and text, a system's output) is
+HTML-escaped; the document's markup becomes ``<code>`` and ``<strong>``.
+"""
 
 from __future__ import annotations
 
 import base64
 import html
-import re
 
-from toolkit.reports.document import Document
+from toolkit.reports.document import BOLD, CODE, Document, spans
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; }
@@ -20,12 +23,18 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 
 
 def _inline(text: str) -> str:
-    """Escape, then turn Markdown's `code` and **bold** into tags (all the inline markup the document uses)."""
-    out = html.escape(text)
-    if "`" not in out and "*" not in out:  # most cells: numbers and ids
-        return out
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+    """A heading's, paragraph's or list item's text: `code` and **bold** as tags, every literal part escaped."""
+    out = []
+    for kind, literal in spans(text):
+        escaped = html.escape(literal)
+        out.append(
+            f"<code>{escaped}</code>"
+            if kind == CODE
+            else f"<strong>{escaped}</strong>"
+            if kind == BOLD
+            else escaped
+        )
+    return "".join(out)
 
 
 #: The page style scoped to one ``<div class="trec-toolkit">``, for a fragment inside someone else's page.
@@ -64,9 +73,11 @@ def render_html(document: Document, *, fragment: bool = False) -> str:
             out.append("<ol>" + "".join(f"<li>{_inline(r[0])}</li>" for r in block.rows) + "</ol>")
         elif block.kind == "table":
             cls = [' class="l"' if a == "l" else "" for a in block.align]
-            head = "".join(f"<th{c}>{_inline(h)}</th>" for c, h in zip(cls, block.headers, strict=True))
+            head = "".join(f"<th{c}>{html.escape(h)}</th>" for c, h in zip(cls, block.headers, strict=True))
             body = "".join(
-                "<tr>" + "".join(f"<td{c}>{_inline(v)}</td>" for c, v in zip(cls, row, strict=True)) + "</tr>"
+                "<tr>"
+                + "".join(f"<td{c}>{html.escape(v)}</td>" for c, v in zip(cls, row, strict=True))
+                + "</tr>"
                 for row in block.rows
             )
             out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

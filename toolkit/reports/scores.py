@@ -16,12 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.model import TopicSet
-from toolkit.reports.document import Block, Document, heading, table
+from toolkit.reports.document import Block, Document, esc, heading, paragraph, table
 from toolkit.scoring.evaluate import ClassScores, RunScores
 from toolkit.scoring.measures import is_count
 
 if TYPE_CHECKING:
     from toolkit.pooling.diagnostics import PoolBiasResult
+    from toolkit.scoring.refusal import RefusalScores
 
 
 def _fixed(measure: str, value: float) -> str:
@@ -46,8 +47,13 @@ def scores_document(
     by_class: bool = False,
     versions: Mapping[str, str] | None = None,
     pool_bias: PoolBiasResult | None = None,
+    refusal: Sequence[RefusalScores] | None = None,
 ) -> Document:
-    """One ``all`` row per run, then its classes (``by_class``) and topics (``per_query``); pool bias after."""
+    """One ``all`` row per run, then its classes (``by_class``) and topics (``per_query``); then, when the topic
+    set declares topics ``expect = "empty"``, a note that ``n`` leaves them out and each run's refusal outcome
+    (``refusal``, one per run, ``toolkit.reports.refusal``); pool bias after."""
+    from toolkit.reports.refusal import declared, n_note, score_blocks
+
     measures = list(results[0].measures) if results else []
     rows: list[list[str]] = []
     for scores in results:
@@ -72,7 +78,11 @@ def scores_document(
                     [scores.run, q, "1", "1" if q in empty else "", *(_fixed(m, values[m]) for m in measures)]
                 )
     blocks: list[Block] = [table(["run", "topic", "n", "empty", *measures], rows, left=(0, 1))]
-    data = scores_data(results, topics=topics if by_class or topics else None, versions=versions)
+    if refusal and declared(refusal):
+        blocks += [paragraph(n_note(refusal[0])), *score_blocks(refusal, topics, by_class=by_class)]
+    data = scores_data(
+        results, topics=topics if by_class or topics else None, versions=versions, refusal=refusal
+    )
     if pool_bias is not None:
         blocks += _pool_bias(pool_bias)
         data["pool_bias"] = _pool_bias_data(pool_bias)
@@ -94,7 +104,7 @@ def _pool_bias(result: PoolBiasResult) -> list[Block]:
         for row in result.rows
     ]
     return [
-        heading(f"Pool bias (leave-one-run-out, {result.source}, n={result.n})"),
+        heading(esc(f"Pool bias (leave-one-run-out, {result.source}, n={result.n})")),
         table(["run", "measure", "full", "without", "delta", "unique", "uniq.rel"], rows, left=(0, 1)),
     ]
 
@@ -120,11 +130,18 @@ def _pool_bias_data(result: PoolBiasResult) -> dict[str, Any]:
 
 
 def scores_data(
-    results: Sequence[RunScores], *, topics: TopicSet | None = None, versions: Mapping[str, str] | None = None
+    results: Sequence[RunScores],
+    *,
+    topics: TopicSet | None = None,
+    versions: Mapping[str, str] | None = None,
+    refusal: Sequence[RefusalScores] | None = None,
 ) -> dict[str, Any]:
-    """The JSON contract of ``score`` (keys after ``schema_version``), values unrounded."""
+    """The JSON contract of ``score`` (keys after ``schema_version``), values unrounded; each run's ``refusal``
+    when given (one per run, in order)."""
+    from toolkit.reports.refusal import refusal_data
+
     runs = []
-    for scores in results:
+    for index, scores in enumerate(results):
         classes = _classes(scores, topics)
         runs.append(
             {
@@ -143,6 +160,8 @@ def scores_data(
                 },
             }
         )
+        if refusal is not None:
+            runs[-1]["refusal"] = refusal_data(refusal[index], topics)
     return {
         "measures": list(results[0].measures) if results else [],
         "runs": runs,

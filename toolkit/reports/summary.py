@@ -1,4 +1,5 @@
-"""The short summary ``audit`` prints: per candidate, the confirmatory verdict, buckets, failures and files."""
+"""The short summary ``audit`` prints: per candidate, the confirmatory verdict, buckets, the refusal outcome,
+failures and files."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def audit_summary(audit: Any) -> str:
             f"{rank1.count('unchanged')}, both-suboptimal {rank1.count('both_suboptimal')} (McNemar p "
             f"{pval(rank1.mcnemar.pvalue)})"
         )
+        lines += _refusal(r, cand)
         for pref in r.preferences:
             if pref.run == cand:
                 t = pref.test
@@ -70,3 +72,22 @@ def audit_summary(audit: Any) -> str:
             f"Wrote {md} (+ .json, .html, {sum(1 for p in audit.written if p.suffix == '.png')} plots)"
         )
     return "\n".join(lines) + "\n"
+
+
+def _refusal(r: Any, cand: str) -> list[str]:
+    """The refusal outcome against the baseline, when the topic set declares topics expect = "empty"."""
+    t = next((x for x in r.refusal_tests if x.candidate == cand), None)
+    if t is None or t.refusal is None:
+        return []
+    runs = {x.run: x for x in r.refusal}
+    b, c = runs[r.baseline], runs[cand]
+    line = (
+        f"  {cand}: refusal {num(b.refusal)} → {num(c.refusal)} on {len(c.expect_empty)} expect-empty topics "
+        f"(McNemar p {pval(t.refusal.mcnemar.pvalue)})"
+    )
+    if t.empty is not None:
+        line += (
+            f"; empty results {num(b.empty_rate)} → {num(c.empty_rate)} of {len(c.others)} "
+            f"(McNemar p {pval(t.empty.mcnemar.pvalue)})"
+        )
+    return [line]

@@ -9,24 +9,19 @@ never depends on it, so the same inputs and seed give the same bytes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from toolkit.formats.text import visible
-from toolkit.reports.document import Block, Document
-
-_CODE = re.compile(r"`([^`]+)`")
-_BOLD = re.compile(r"\*\*([^*]+)\*\*")
+from toolkit.reports.document import Block, Document, spans
 
 
 def plain(text: str) -> str:
-    """Inline markup removed: `code` → code, **bold** → bold (the same marks the HTML renderer turns into tags);
-    control characters from run names, ids and topic text made visible (``toolkit.formats.text.visible``),
-    since this layout goes to terminals."""
-    text = visible(text)
-    if "`" not in text and "*" not in text:  # most cells: numbers and ids
-        return text
-    return _BOLD.sub(r"\1", _CODE.sub(r"\1", text))
+    """Inline markup removed (`code` → code, **bold** → bold, ``\\x`` → x: ``document.spans``), then control
+    characters from run names, ids and topic text made visible (``toolkit.formats.text.visible``), since this
+    layout goes to terminals."""
+    if "`" in text or "*" in text or "\\" in text:
+        text = "".join(literal for _, literal in spans(text))
+    return visible(text)
 
 
 def table_lines(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> list[str]:
@@ -62,7 +57,9 @@ def _block(block: Block, color: bool) -> list[str]:
     if block.kind == "notes":
         return [f"  [{i}] {plain(row[0])}" for i, row in enumerate(block.rows, start=1)]
     if block.kind == "table":
-        return table_lines(block.headers, [tuple(plain(c) for c in row) for row in block.rows], block.align)
+        headers = tuple(visible(h, one_line=True) for h in block.headers)
+        rows = [tuple(visible(c, one_line=True) for c in row) for row in block.rows]
+        return table_lines(headers, rows, block.align)
     if block.kind == "image":
-        return [f"{plain(block.text)}: {block.rows[0][0]}"]
+        return [f"{visible(block.text)}: {block.rows[0][0]}"]
     raise ValueError(f"cannot render block kind {block.kind!r} as text")

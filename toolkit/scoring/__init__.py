@@ -10,8 +10,10 @@ The API other stages use (``compare``, ``gate``, ``audit``)::
     scores.per_query["q1"]["P@1"], scores.empty, scores.ignored
     scores.by_class(topic_set)["canonical"].aggregate                    # per class: n + its measures
     first_relevant_rank(run, qrels, "q1", cutoff=10)                     # 1-based rank or None
+    refusal_scores(run, topic_set, qrels, failed=("q7",)).refusal        # topics declared expect = "empty"
 
-Rules (details in ``toolkit.scoring.evaluate``): the denominator is the topic set's topics (else the qrels');
+Rules (details in ``toolkit.scoring.evaluate``): the denominator is the topic set's topics (else the qrels'),
+without those declared ``expect = "empty"`` (scored by their refusal outcome, ``toolkit.scoring.refusal``);
 a topic the run left empty scores 0; a topic without qrels scores 0 and counts; run topics outside the
 denominator are ignored with one ``ToolkitWarning`` per run. Rankings follow trec_eval 10 (score desc as
 doubles, ties by doc_id desc) for every measure, cutoff measures included. Measures are parsed once into
@@ -38,10 +40,12 @@ from toolkit.scoring.measures import (
     parse_measure,
     parse_measures,
 )
+from toolkit.scoring.refusal import RefusalScores, refusal_scores
 
 __all__ = [
     "UNCLASSIFIED",
     "ClassScores",
+    "RefusalScores",
     "RunScores",
     "canonical_measure",
     "default_measures",
@@ -53,5 +57,6 @@ __all__ = [
     "measure_cutoff",
     "parse_measure",
     "parse_measures",
+    "refusal_scores",
     "resolve_measures",
 ]

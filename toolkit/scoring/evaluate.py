@@ -1,14 +1,16 @@
 """Score runs against qrels over a declared denominator of topics (DESIGN §5) → ``RunScores``.
 
-The denominator is the topic set's topics, or the qrels' topics when there is no topic set. Every denominator
-topic gets a value for every measure:
+The denominator is the topic set's topics, or the qrels' topics when there is no topic set. Topics declared
+``expect = "empty"`` are not in it: nothing can be relevant to them, and their one measure is the refusal
+outcome (``toolkit.scoring.refusal``). Every denominator topic gets a value for every measure:
 
 * a topic the run has no results for is *empty* and scores 0 (trec_eval ``-c``); the one exception is
   ``NumRel``, a property of the qrels, which keeps its count as trec_eval ``-c`` prints it;
 * a topic in the topic set but absent from the qrels scores 0 on every measure and still counts in ``n``.
   trec_eval would skip such a topic (it evaluates only topics with judgments); under a declared topic set it
   counts as a miss, so a topic nobody judged cannot silently raise the mean. A warning names how many;
-* topics in the run but not in the denominator are *ignored*, with one warning per run counting them.
+* topics in the run but not in the topic set (or, without one, the qrels) are *ignored*, with one warning per
+  run counting them.
 
 Aggregates are the mean over ``n``, except count measures (``NumRel``, ``NumRet``, ``NumQ``), which are summed
 as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``.
@@ -25,6 +27,7 @@ from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
 from toolkit.scoring.engine import Evaluator, ranking
 from toolkit.scoring.measures import is_count, parse_measures
+from toolkit.scoring.refusal import warn_judged_empty
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
@@ -134,6 +137,8 @@ def default_measures(topics: TopicSet | None) -> tuple[Measure, ...]:
     if topics is not None and any(t.query_class for t in topics):
         seen: dict[Measure, None] = {}
         for topic in topics:
+            if topic.expects_empty:
+                continue
             for m in _canonical_list(topics.measures_for(topic)):
                 seen.setdefault(m, None)
         return tuple(seen)
@@ -150,8 +155,8 @@ def resolve_measures(
 
 
 def denominator(qrels: Qrels, topics: TopicSet | None) -> tuple[str, ...]:
-    """The topics that count: the topic set's, else the qrels'."""
-    return topics.ids if topics is not None else tuple(qrels.query_ids)
+    """The topics that count: the topic set's that can have relevant documents, else the qrels'."""
+    return topics.relevance_ids if topics is not None else tuple(qrels.query_ids)
 
 
 def evaluate(
@@ -191,8 +196,9 @@ def evaluate_many(
     _check_distinct(runs)
     names = tuple(str(m) for m in resolve_measures(measures, topics))
     query_ids = denominator(qrels, topics)
-    wanted = set(query_ids)
+    wanted = set(query_ids if topics is None else topics.ids)
     if topics is not None:
+        warn_judged_empty(qrels, topics)
         unjudged = [q for q in query_ids if q not in qrels.judgments]
         if unjudged:
             warnings.warn(

@@ -10,7 +10,11 @@ per-topic values and ranks, then freed, so ten MS MARCO-size runs fit in memory)
 3. **exploratory** — per-class rows with each class's own measures (one family), and with 3+ runs all pairs
    of runs per measure (one family per measure), both adjusted by ``correction``;
 4. rank-1 buckets with exact McNemar per candidate, preference outcomes per run, Judged@k per run, and the
-   failed topics of every run (``failures``: the run-failure policy's verdict, ``toolkit.pipeline.failures``).
+   failed topics of every run (``failures``: the run-failure policy's verdict, ``toolkit.pipeline.failures``);
+5. the refusal outcome of every run (refusal correctness on the topics declared ``expect = "empty"``, the
+   empty-result rate on the others) and exact McNemar per candidate on it (``toolkit.stats.refusal``).
+
+Topics declared ``expect = "empty"`` are outside every relevance measure's ``n`` (``toolkit.scoring``).
 
 All resampling is seeded and shared (``toolkit.stats.resampling``). The first run is the baseline. Only
 ``reports`` formats the result.
@@ -40,6 +44,7 @@ from toolkit.stats.paired import (
     randomization_for,
 )
 from toolkit.stats.randomization import DEFAULT_RESAMPLES, RandomizationResult
+from toolkit.stats.refusal import compare_refusals
 from toolkit.stats.result import (
     AllPairs,
     ClassBreakdown,
@@ -110,7 +115,7 @@ def compare_runs(
     wanted = list(dict.fromkeys([*main, *(m for _, ms in class_measures.values() for m in ms)]))
     k = cutoff or measure_cutoff(chosen) or DEFAULT_CUTOFF
     human = looks_human(qrels)
-    summaries = _summaries(runs, qrels, topics, wanted, k, main, human)
+    summaries = _summaries(runs, qrels, topics, wanted, k, main, human, failures)
     names = [s.name for s in summaries]
     base = names[0]
     failures = failures or Failures()
@@ -189,6 +194,8 @@ def compare_runs(
         setup=_setup(summaries, qrels, topics, query_ids, k, zero_method, resamples, bootstrap),
         versions=versions(("matplotlib",)),
         margins=parsed_margins,
+        refusal=tuple(s.refusal for s in summaries),
+        refusal_tests=tuple(compare_refusals(summaries[0].refusal, s.refusal) for s in summaries[1:]),
     )
 
 
@@ -200,8 +207,16 @@ def _summaries(
     cutoff: int,
     main: list[Measure],
     human: bool,
+    failures: Failures | None,
 ) -> list[RunSummary]:
-    """Summarise the runs one by one (a generator's runs are freed as it goes); names must be distinct."""
+    """Summarise the runs one by one (a generator's runs are freed as it goes); names must be distinct.
+
+    A run's failed topics come from ``failures``; without it (a library call that applied no run-failure
+    policy), from the manifest beside the run's file. A run without one (``unrecorded``) has unknown
+    failures, and its empty results count as refused.
+    """
+    from toolkit.formats.manifest import recorded_failed_topics
+
     out: list[RunSummary] = []
     seen: set[str] = set()
     for run in runs:
@@ -209,9 +224,20 @@ def _summaries(
             names = ", ".join([*(s.name for s in out), run.name])
             raise UsageError(f"run names must be distinct, got {names}; rename a file or pass it once")
         seen.add(run.name)
+        if failures is None:
+            failed = recorded_failed_topics(run.path) if run.path else None
+        else:
+            failed = None if run.name in failures.unrecorded else failures.failed.get(run.name, ())
         out.append(
             summarise_run(
-                run, qrels, topics=topics, measures=wanted, cutoff=cutoff, judged_measures=main, human=human
+                run,
+                qrels,
+                topics=topics,
+                measures=wanted,
+                cutoff=cutoff,
+                judged_measures=main,
+                human=human,
+                failed=failed,
             )
         )
         del run
@@ -270,6 +296,8 @@ def _by_class(
     out: dict[str, ClassBreakdown] = {}
     for cls, (ids, cms) in class_measures.items():
         kept = [q for q in ids if q in index]
+        if not kept:  # every topic of the class is declared expect = "empty": no relevance measure to show
+            continue
         rows = np.array([index[q] for q in kept], dtype=np.int64)
         comps = tuple(
             tested[order[(cls, j, m)]] for j in range(1, len(names)) for m in cms if (cls, j, m) in order
@@ -375,6 +403,7 @@ def _setup(
         "qrels": {"name": qrels.name, "path": qrels.path},
         "run_paths": {s.name: s.path for s in summaries},
         "n_topics": len(query_ids),
+        "expect_empty_topics": list(topics.empty_ids) if topics is not None else [],
         "cutoff": cutoff,
         "zero_method": zero_method,
         "randomization_resamples": resamples,

@@ -5,14 +5,16 @@ A rule is one line (on the command line with ``--rule`` or in ``toolkit.toml`` u
     MEASURE [QUANTITY] OP NUMBER [class=CLASS]
 
 * ``MEASURE``: any measure the scorer knows (``nDCG@10``, ``P@1``, ``R-Prec``), or ``win_rate`` — the
-  candidate's preference win rate on the deprecation pairs of the topic set;
+  candidate's preference win rate on the deprecation pairs of the topic set —, or ``refusal`` (refusal
+  correctness: the share of the topics declared ``expect = "empty"`` it returned nothing for) or
+  ``empty_rate`` (the share of the other topics it returned nothing for; ``toolkit.scoring.refusal``);
 * ``QUANTITY``: ``value`` (the default: the candidate's mean), ``drop`` (baseline mean − candidate mean, so a
   regression is positive) or ``delta`` (candidate − baseline);
 * ``OP``: ``<=``, ``<``, ``>=``, ``>``;
 * ``class=CLASS``: average over that class's topics only (needs a topic set).
 
 Examples: ``nDCG@10 drop <= 0.05``, ``P@1 >= 1.0 class=canonical``, ``RR@10 delta > -0.02``,
-``win_rate >= 0.75``. Values are compared on the 1e-9 grid, so a drop of exactly 0.05 passes ``<= 0.05``
+``win_rate >= 0.75``, ``refusal >= 0.9``, ``empty_rate <= 0.05``. Values are compared on the 1e-9 grid, so a drop of exactly 0.05 passes ``<= 0.05``
 despite float round-off.
 
 A gate checks thresholds on means, not hypotheses: it says so (``CRITERION``) in every output, because a
@@ -35,8 +37,15 @@ from toolkit.stats.result import Failures
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
+    from toolkit.scoring.refusal import RefusalScores
+
 #: The pseudo-measure of a rule on the preference win rate (not an ir_measures measure).
 WIN_RATE = "win_rate"
+#: The pseudo-measures of rules on the refusal outcome: refusal correctness and the empty-result rate.
+REFUSAL = "refusal"
+EMPTY_RATE = "empty_rate"
+#: Rule names that are not ir_measures measures.
+PSEUDO = (WIN_RATE, REFUSAL, EMPTY_RATE)
 #: What a gate checks, in words (shown in every output of ``gate``).
 CRITERION = (
     "thresholds on mean values over the topics — no significance or non-inferiority test. A passing drop rule "
@@ -60,7 +69,8 @@ _RULE = re.compile(
 
 @dataclass(frozen=True)
 class GateRule:
-    """One parsed rule; ``measure`` is an ir_measures object, or ``WIN_RATE`` for the preference win rate."""
+    """One parsed rule; ``measure`` is an ir_measures object, or one of ``PSEUDO`` (``win_rate``, ``refusal``,
+    ``empty_rate``)."""
 
     text: str
     measure: Measure | str
@@ -118,7 +128,7 @@ def parse_rule(text: str) -> GateRule:
             raise UsageError(f"gate rule {text!r}: unknown filter {item!r}; the only filter is class=CLASS")
         query_class = value
     name = match.group("measure")
-    measure = WIN_RATE if name == WIN_RATE else parse_measure(name)
+    measure = name if name in PSEUDO else parse_measure(name)
     quantity = match.group("quantity") or "value"
     if measure == WIN_RATE and query_class is not None:
         raise UsageError(f"gate rule {text!r}: win_rate covers the deprecation pairs; drop class=")
@@ -136,11 +146,16 @@ def check_rules(
     win_rates: Mapping[str, float | None] | None = None,
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
+    refusal: tuple[RefusalScores, RefusalScores] | None = None,
 ) -> GateResult:
-    """Evaluate rules on per-topic values (``values[query_id][measure name]``, every topic of the denominator)."""
+    """Evaluate rules on per-topic values (``values[query_id][measure name]``, every topic of the denominator);
+    ``refusal`` rules on the two runs' refusal outcomes (baseline, candidate)."""
     checks = []
     for rule in rules:
-        checks.append(_check(rule, baseline, candidate, classes or {}, win_rates or {}))
+        if rule.measure in (REFUSAL, EMPTY_RATE):
+            checks.append(_check_refusal(rule, refusal, classes or {}))
+        else:
+            checks.append(_check(rule, baseline, candidate, classes or {}, win_rates or {}))
     return GateResult(baseline_name, candidate_name, tuple(checks))
 
 
@@ -178,6 +193,38 @@ def _check(
     return _decide(rule, base, cand, len(ids))
 
 
+def _check_refusal(
+    rule: GateRule,
+    refusal: tuple[RefusalScores, RefusalScores] | None,
+    classes: Mapping[str, Sequence[str]],
+) -> GateCheck:
+    """A ``refusal`` or ``empty_rate`` rule: the rate over the run's topics (or one class's); a rate that does
+    not exist (no topic declared expect = "empty") fails the rule with the reason."""
+    if refusal is None:
+        return GateCheck(rule, None, False, 0, "the refusal outcome was not computed")
+    base, cand = refusal
+    if rule.query_class is not None:
+        if rule.query_class not in classes:
+            known = ", ".join(classes) or "none (pass --topics with classes)"
+            return GateCheck(
+                rule, None, False, 0, f"no topics of class {rule.query_class!r}; classes: {known}"
+            )
+        from toolkit.scoring.refusal import NO_EXPECT_EMPTY_IN_CLASS
+
+        ids = classes[rule.query_class]
+        base = base.subset(ids, reason=NO_EXPECT_EMPTY_IN_CLASS)
+        cand = cand.subset(ids, reason=NO_EXPECT_EMPTY_IN_CLASS)
+    if rule.measure == REFUSAL:
+        value, n, reason = cand.refusal, len(cand.expect_empty), cand.refusal_reason
+        before = base.refusal
+    else:
+        value, n, reason = cand.empty_rate, len(cand.others), cand.empty_rate_reason
+        before = base.empty_rate
+    if value is None:
+        return GateCheck(rule, None, False, n, reason or "no topics to measure")
+    return _decide(rule, before, value, n)
+
+
 def _decide(rule: GateRule, base: float | None, cand: float, n: int) -> GateCheck:
     if rule.quantity == "value":
         value = cand
@@ -208,11 +255,12 @@ def run_gate(
     from toolkit.scoring import evaluate
     from toolkit.stats.preference import evaluate_preferences
 
+    original = (baseline.name, candidate.name)
     if baseline.name == candidate.name:
         baseline = dataclasses.replace(baseline, name=f"{baseline.name} (baseline)")
 
     rules = [parse_rule(t) for t in rule_texts]
-    measures = list(dict.fromkeys(r.measure for r in rules if r.measure != WIN_RATE))
+    measures = list(dict.fromkeys(r.measure for r in rules if r.measure not in PSEUDO))
     per_topic = []
     for run in (baseline, candidate):
         if measures:
@@ -225,6 +273,18 @@ def run_gate(
         for t in topics:
             if t.query_class:
                 classes.setdefault(t.query_class, []).append(t.query_id)
+    refusal = None
+    if any(r.measure in (REFUSAL, EMPTY_RATE) for r in rules):
+        from toolkit.scoring.refusal import refusal_scores
+
+        refusal = (
+            refusal_scores(
+                baseline, topics, qrels, failed=_recorded(failures, baseline, baseline.name, original[0])
+            ),
+            refusal_scores(
+                candidate, topics, qrels, failed=_recorded(failures, candidate, candidate.name, original[1])
+            ),
+        )
     win_rates: dict[str, Any] = {}
     if topics is not None and any(r.measure == WIN_RATE for r in rules):
         base_pref = evaluate_preferences(baseline, topics)
@@ -243,5 +303,18 @@ def run_gate(
         win_rates=win_rates,
         baseline_name=baseline.name,
         candidate_name=candidate.name,
+        refusal=refusal,
     )
     return dataclasses.replace(result, failures=failures or Failures())
+
+
+def _recorded(policy: Failures | None, run: Any, *names: str) -> tuple[str, ...] | None:
+    """A run's failed topics under the policy (by any of its ``names``); without a policy (a library call),
+    from the manifest beside the run's file; None when they are unknown (no manifest)."""
+    if policy is None:
+        from toolkit.formats.manifest import recorded_failed_topics
+
+        return recorded_failed_topics(run.path) if getattr(run, "path", None) else None
+    if any(n in policy.unrecorded for n in names):
+        return None
+    return next((tuple(policy.failed[n]) for n in names if n in policy.failed), ())

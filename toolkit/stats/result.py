@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
     from toolkit.scoring.judged import JudgedResult
+    from toolkit.scoring.refusal import RefusalScores
+    from toolkit.stats.refusal import RefusalComparison
 
 
 @dataclass(frozen=True)
@@ -30,12 +32,14 @@ class Failures:
     """Failed topics per run (from the run manifests) and the candidates they make not comparable.
 
     Built by the run-failure policy (``toolkit.pipeline.failures.comparison_failures``); ``allowed`` records
-    that the user opted in (``--allow-failed``), so the verdicts were computed anyway.
+    that the user opted in (``--allow-failed``), so the verdicts were computed anyway. ``unrecorded`` names the
+    runs without a manifest, whose failures are unknown (an empty result of theirs counts as a refusal).
     """
 
     failed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     not_comparable: Mapping[str, str] = field(default_factory=dict)
     allowed: bool = False
+    unrecorded: tuple[str, ...] = ()
 
     def count(self, run: str) -> int:
         return len(self.failed.get(run, ()))
@@ -144,7 +148,9 @@ class ComparisonResult:
     """Everything a comparison found; ``reports`` renders it as text, Markdown, JSON and HTML.
 
     Measures are ir_measures objects (``str()`` gives the name shown); ``means[run][measure]``.
-    ``comparisons`` holds the confirmatory and secondary families, candidate by candidate.
+    ``comparisons`` holds the confirmatory and secondary families, candidate by candidate. ``refusal`` is each
+    run's refusal outcome (in run order) and ``refusal_tests`` each candidate's exact McNemar against the
+    baseline on it (``toolkit.stats.refusal``).
     """
 
     runs: tuple[str, ...]
@@ -170,6 +176,8 @@ class ComparisonResult:
     setup: Mapping[str, Any]
     versions: Mapping[str, str]
     margins: Mapping[Measure, float] = field(default_factory=dict)
+    refusal: tuple[RefusalScores, ...] = ()
+    refusal_tests: tuple[RefusalComparison, ...] = ()
 
     @property
     def candidates(self) -> tuple[str, ...]:

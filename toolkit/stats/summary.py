@@ -3,13 +3,13 @@
 A run of 6,980 topics × 1,000 docs takes ~140 MB even in the compact form ``formats`` reads it into; ten of
 them do not fit in the 1 GB a comparison may use. Everything the statistics need from a run is small: the
 per-topic value of each measure, the rank of the first relevant document within the cutoff (rank-1 buckets),
-which topics it answered, its preference outcomes, and Judged@k. ``summarise_run`` takes that and nothing
+which topics it answered, its preference outcomes, Judged@k, and its refusal outcome. ``summarise_run`` takes that and nothing
 else, so ``compare_runs`` reads, scores and summarises one run at a time and lets it be freed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
     from toolkit.scoring.judged import JudgedResult
+    from toolkit.scoring.refusal import RefusalScores
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class RunSummary:
     answered: tuple[bool, ...]
     preferences: PreferenceResult | None
     judged: JudgedResult
+    refusal: RefusalScores
 
 
 def judged_depth(measures: Sequence[Measure]) -> int:
@@ -55,10 +57,15 @@ def summarise_run(
     cutoff: int,
     judged_measures: Sequence[Measure],
     human: bool,
+    failed: Collection[str] | None = (),
 ) -> RunSummary:
-    """Score ``run`` on ``measures`` and keep its summary (warns once when human qrels left its top k unjudged)."""
+    """Score ``run`` on ``measures`` and keep its summary (warns once when human qrels left its top k unjudged).
+
+    ``failed`` are the run's failed topics from its manifest, None without a manifest (the refusal outcome,
+    ``toolkit.scoring.refusal``)."""
     from toolkit.scoring import evaluate_many, first_relevant_rank
     from toolkit.scoring.judged import judged_at, warn_unjudged
+    from toolkit.scoring.refusal import refusal_scores
 
     (scores,) = evaluate_many([run], qrels, topics=topics, measures=list(measures))
     ids = tuple(scores.query_ids)
@@ -72,4 +79,5 @@ def summarise_run(
     preferences = evaluate_preferences(run, topics) if topics is not None else None
     checked = warn_unjudged([run], qrels, [scores], judged_measures) if human else []
     judged = checked[0] if checked else judged_at(run, qrels, ids, depth=judged_depth(judged_measures))
-    return RunSummary(run.name, run.path, ids, values, ranks, answered, preferences, judged)
+    refusal = refusal_scores(run, topics, qrels, failed=failed)
+    return RunSummary(run.name, run.path, ids, values, ranks, answered, preferences, judged, refusal)
