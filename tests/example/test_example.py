@@ -119,19 +119,23 @@ def test_info_names_the_corpus_and_the_engine(cache: dict[str, str]) -> None:
 
 def test_topic_set_truth_exists_in_this_corpus(cache: dict[str, str]) -> None:
     """Every pattern and preference regex of topics/stdlib.toml matches a doc of the corpus on this Python,
-    and none is suspiciously broad."""
+    and none is suspiciously broad; the topics that should find nothing (expect = "empty") have no truth."""
     from toolkit.formats.topics import read_topics
     from toolkit.truth import DEFAULT_MAX_MATCHES, build_qrels
 
-    topics = read_topics(ROOT / "topics" / "stdlib.toml")
+    topic_set = read_topics(ROOT / "topics" / "stdlib.toml")
     ids = example(cache, "ids").stdout.splitlines()
-    assert len(topics) >= 50
+    topics = [t for t in topic_set if not t.expects_empty]
+    out_of_scope = [t for t in topic_set if t.expects_empty]
+    assert len(topics) >= 50 and len(out_of_scope) >= 5
     counts = Counter(t.query_class for t in topics)
     assert set(counts) == CLASSES and min(counts.values()) >= 5
     assert all(t.description and t.truth for t in topics)
-    result = build_qrels(topics, ids)
+    assert all(t.description and not t.truth and not t.preferences for t in out_of_scope)
+    result = build_qrels(topic_set, ids)
     assert result.unmatched_patterns == ()
     assert result.suspicious == ()
+    assert result.expect_empty == tuple(t.query_id for t in out_of_scope) and result.no_truth == ()
     assert all(len(result.qrels.judgments[t.query_id]) <= DEFAULT_MAX_MATCHES for t in topics)
     for topic in topics:
         assert bool(topic.preferences) == (topic.query_class == "deprecation"), topic.query_id
