@@ -4,7 +4,11 @@ Three things a database library does not do for us (issue 11 "Nothing lost, nobo
 
 - **Look before touching.** ``check_header`` reads the first 100 bytes with a plain ``open(…, "rb")``:
   a file that is not SQLite, or an SQLite file of another program (its ``application_id`` is not ours), is
-  refused before a connection could switch it to WAL or write a schema into it.
+  refused before a connection could switch it to WAL or write a schema into it. Only the first connection
+  of a process looks (``opening``): closing that plain descriptor would drop every POSIX lock the process
+  holds on the file, and a WAL connection that lost its shared lock lets another process, closing what it
+  takes for the last connection, checkpoint and delete the ``-wal`` and ``-shm`` still in use — and the
+  commits made through them afterwards are lost (sqlite.org "How To Corrupt An SQLite Database File", 2.2).
 - **Say read-only, not "corrupt".** ``read_only_reason`` tells a campaign we may only read (no write
   permission on the file or its folder, a read-only file system) so that reads work and writes fail with
   one honest sentence; ``connect_read_only`` opens it without creating files SQLite is not allowed to make.
@@ -23,7 +27,9 @@ import errno
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
@@ -109,6 +115,49 @@ def check_header(path: Path) -> None:
         raise not_a_campaign(path, "not an SQLite file")
     if int.from_bytes(head[68:72], "big") != APPLICATION_ID and not wal_has_frames(path):
         raise foreign(path)
+
+
+#: Campaign files this process has connections to, by (device, inode), and how many.
+_CONNECTED: Counter[tuple[int, int]] = Counter()
+_CONNECTING = threading.Lock()
+
+
+@contextmanager
+def opening(path: Path, *, check: bool = True) -> Iterator[Callable[[], Callable[[], None]]]:
+    """Look at the header (``check``) unless this process is already connected to the file, then connect.
+
+    Yields ``connected``: call it once the connection exists (before it reads anything, so before it holds
+    a lock); it returns the function to call when that connection is closed. The header is read and the
+    connection registered under one lock, so no plain descriptor is ever closed while a connection of this
+    process holds locks on the file.
+    """
+    with _CONNECTING:
+        try:
+            st = path.stat()
+            key: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            key = None
+        if check and (key is None or not _CONNECTED[key]):
+            check_header(path)
+
+        def connected() -> Callable[[], None]:
+            if key is None:
+                return lambda: None
+            _CONNECTED[key] += 1
+            done = False
+
+            def closed() -> None:
+                nonlocal done
+                with _CONNECTING:
+                    if not done:
+                        done = True
+                        _CONNECTED[key] -= 1
+                        if not _CONNECTED[key]:
+                            del _CONNECTED[key]
+
+            return closed
+
+        yield connected
 
 
 def _read_only_fs(path: Path) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -99,16 +99,19 @@ class SQLiteStore(CampaignStore):
 
     @classmethod
     def _open_file(cls, path: Path, *, shown: Path | None = None, new: bool = False) -> SQLiteStore:
-        if not new:
-            files.check_header(path)
-        reason = files.read_only_reason(path)
-        conn = files.connect_read_only(path, reason) if reason else files.connect(path)
+        with files.opening(path, check=not new) as connected:
+            reason = files.read_only_reason(path)
+            conn = files.connect_read_only(path, reason) if reason else files.connect(path)
+            closed = connected()
         try:
             prepare(conn, shown or path, read_only=reason, new=new)
         except BaseException:
             conn.close()
+            closed()
             raise
-        return cls(conn, path, read_only=reason, shown=shown)
+        store = cls(conn, path, read_only=reason, shown=shown)
+        store._closed = closed
+        return store
 
     @classmethod
     @contextmanager
@@ -137,9 +140,13 @@ class SQLiteStore(CampaignStore):
             except sqlite3.Error as exc:
                 raise files.sqlite_error(self.path, exc, "finish the new campaign") from None
 
+    #: Tells ``files.opening`` that this connection is gone (set by ``_open_file``).
+    _closed: Callable[[], None] = staticmethod(lambda: None)
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._closed()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
