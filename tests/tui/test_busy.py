@@ -144,3 +144,13 @@ async def test_leaving_a_campaign_that_cannot_be_written_keeps_the_decisions_in_
     result = CliRunner().invoke(main, ["judgments", "import", str(campaign), str(files[0])])
     assert result.exit_code == 0, result.output
     assert log(campaign) == [("judge", "doc-a", 3), ("unrateable", "doc-b", None)]
+    # The journal kept them too, and says so: the next window replays them, finds them in force (imported),
+    # and writes nothing twice.
+    assert "saved the next time you run `trec-toolkit judge" in (app.return_value or "")
+    monkeypatch.undo()  # the campaign takes writes again
+    again = judge_app(campaign, "alice", show_times=False)
+    assert again.session.adopted == 2
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: not len(again.session.log.outbox), 10)
+        await pilot.press("q")
+    assert log(campaign) == [("judge", "doc-a", 3), ("unrateable", "doc-b", None)]

@@ -181,3 +181,50 @@ def test_escape_sequences_in_campaign_text_are_shown_not_obeyed(tmp_path: Path) 
         term.keys("q")
     finally:
         term.close()
+
+
+def test_sigkill_while_the_campaign_is_busy_loses_nothing_queued(tmp_path: Path) -> None:
+    """Another connection holds the write lock, so every grade waits in the outbox (and its journal); the
+    process is killed with SIGKILL. The restart shows those decisions, resumes after them, and once the lock
+    goes, writes each exactly once."""
+    from tui_helpers import WriteLock
+
+    from toolkit.judging.journal import journal_folder
+
+    path = build_campaign(tmp_path / "camp.sqlite")
+    argv = [str(SCRIPT), "judge", str(path), "--assessor", "alice"]
+    lock = WriteLock(path)
+    term = Terminal(tmp_path)
+    try:
+        term.start(argv, tmp_path)
+        term.wait_for("Item 1 of 5")
+        for key, next_doc in (("2", "doc-b"), ("s", "doc-c"), ("0", "doc-d")):
+            term.keys(key)
+            term.wait_for(next_doc)
+        term.wait_for("3 not saved yet")
+        os.kill(term.pid(), signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while term.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not term.alive()
+        assert decisions(path) == []  # the lock was held throughout: nothing reached the campaign
+        assert len(list(journal_folder(path).iterdir())) == 1
+
+        term.start(argv, tmp_path)
+        screen = term.wait_for("Item 4 of 5")  # resumes after the three it adopted
+        assert "doc-d" in screen, screen
+        lock.release()
+        deadline = time.monotonic() + 20
+        while len(decisions(path)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert time.monotonic() < deadline, "the adopted decisions never landed"
+        term.keys("q")
+        deadline = time.monotonic() + 10
+        while term.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not term.alive()
+    finally:
+        lock.release()
+        term.close()
+    assert decisions(path) == [("judge", "doc-a", 2), ("skip", "doc-b", None), ("judge", "doc-c", 0)]
+    assert not journal_folder(path).exists()

@@ -120,3 +120,31 @@ def screen_lines(app: App[Any]) -> list[str]:
 
 def screen_text(app: App[Any]) -> str:
     return "\n".join(screen_lines(app))
+
+
+class WriteLock:
+    """Hold a campaign's write lock from a thread, as a long pool round or import holds it, until ``release``.
+
+    Through the store itself (not a raw ``sqlite3`` connection): a raw connection would not be known to the
+    store, and the store's look at the header when this process opens the campaign again would drop its
+    locks (POSIX closes every lock of a process on a file with any of its descriptors).
+    """
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self._release = threading.Event()
+        held = threading.Event()
+
+        def hold() -> None:
+            with CampaignStore.open(path) as store, store.transaction():
+                held.set()
+                self._release.wait()
+
+        self._thread = threading.Thread(target=hold, daemon=True)
+        self._thread.start()
+        held.wait(10)
+
+    def release(self) -> None:
+        self._release.set()
+        self._thread.join(10)

@@ -10,8 +10,11 @@ the adjudication this window saw being still the latest.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from toolkit.judging import log as judgment_log
 from toolkit.judging.disagreements import disagreements
+from toolkit.judging.journal import Journal, adopt
 from toolkit.judging.outbox import LocalLog, Outcome
 from toolkit.judging.records import Disagreement, Item, Judgment
 from toolkit.judging.session import Conflict
@@ -30,6 +33,7 @@ class AdjudicationSession:
         *,
         include_done: bool = False,
         write_through: bool = True,
+        journal: Path | None = None,
     ) -> None:
         self.store = store
         self.adjudicator = adjudicator
@@ -47,7 +51,18 @@ class AdjudicationSession:
         for j in sorted(others.values(), key=lambda j: j.event_id):
             if j.action == "adjudicate":
                 self._others[(j.query_id, j.doc_id)] = j
-        self.log = LocalLog(store, adjudicator, write_through=write_through, hashes=store.latest_hashes())
+        journaled = journal is not None and not write_through
+        self.log = LocalLog(
+            store,
+            adjudicator,
+            write_through=write_through,
+            hashes=store.latest_hashes(),
+            journal=Journal(journal, adjudicator, role="adjudicate") if journal and journaled else None,
+        )
+        #: Adjudications a killed window left in its journal (``toolkit.judging.journal``), queued again.
+        self.adopted = (
+            adopt(journal, adjudicator, self.log.adopt, role="adjudicate") if journal and journaled else 0
+        )
         self.notes: dict[tuple[str, str], str] = {}
         self.cursor: int | None = self._find_next(-1)
 

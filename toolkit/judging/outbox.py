@@ -19,19 +19,26 @@ plus the queued writes as *provisional* events (ids from ``PROVISIONAL`` up, so 
 committed event). The sessions derive what the screen shows from it with the same rules as the store
 (``toolkit.judging.log``), so the screen moves on at once, and replace the provisional ids by the
 committed ones as the writes land.
+
+With a ``toolkit.judging.journal.Journal`` the queue is also on disk: every write is journaled (fsync'ed)
+before ``put`` returns, so a window killed while the store is busy loses nothing; the next window of the
+same assessor adopts the dead one's journal (``LocalLog.adopt``) and writes what it held, exactly once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
+from toolkit.judging.journal import Entry, Journal
 from toolkit.judging.records import DECISIONS, Judgment, LogEvent, now_iso
 from toolkit.judging.store import NO_DECISION, BusyError, CampaignStore, ConflictError
 
@@ -82,8 +89,13 @@ class Outbox:
     """The queue of writes not yet committed, shared by the screen's thread (``put``) and the writer's
     (``flush_one``); every method is thread-safe."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, clock: Callable[[], float] = time.monotonic, journal: Journal | None = None
+    ) -> None:
         self._lock = threading.Lock()
+        self._journal = journal
+        #: Why the journal could not be written (the queue is then in memory only); None while it works.
+        self.journal_error: str | None = None
         self._writes: deque[Write] = deque()
         self._committed: dict[int, int] = {}  # provisional id → committed id
         self._next = PROVISIONAL
@@ -99,10 +111,41 @@ class Outbox:
         with self._lock:
             self._closed = True
 
+    def close_journal(self) -> Path | None:
+        """The window closes: stop journaling; the journal stays on disk (returned) when writes are queued,
+        for the next window of this assessor to replay."""
+        with self._lock:
+            journal, self._journal = self._journal, None
+            self._closed = True
+            if journal is None:
+                return None
+            if not self._writes:
+                journal.clear()
+            journal.close()
+            return journal.path if self._writes else None
+
+    def _journal_call(self, call: Callable[[Journal], None]) -> None:
+        """Journal something (under ``_lock``); a failure leaves the queue in memory only, and says so."""
+        if self._journal is None:
+            return
+        try:
+            call(self._journal)
+        except OSError as exc:
+            self.journal_error = f"{self._journal.folder}: {exc.strerror or exc}"
+            with contextlib.suppress(OSError):
+                self._journal.close()
+            self._journal = None
+
     @property
     def closed(self) -> bool:
         with self._lock:
             return self._closed
+
+    @property
+    def journaled(self) -> bool:
+        """The queue is on disk too (a journal is open and works)."""
+        with self._lock:
+            return self._journal is not None
 
     def new_id(self) -> int:
         with self._lock:
@@ -110,7 +153,10 @@ class Outbox:
             return self._next
 
     def put(self, write: Write) -> None:
+        """Queue a write; with a journal, it is on disk when this returns."""
         with self._lock:
+            expect = None if write.expect is None else self._committed.get(write.expect, write.expect)
+            self._journal_call(lambda journal: journal.put(write.event, expect))
             if not self._writes:
                 self._head_since = self._clock()
             self._writes.append(write)
@@ -147,18 +193,22 @@ class Outbox:
             expect = None if write.expect is None else self._committed.get(write.expect, write.expect)
         event_id: int | None
         try:
-            event_id = self._execute(store, write, expect)
+            found = _already_there(store, write)
+            event_id = found if found is not None else self._execute(store, write, expect)
         except ConflictError as exc:
             mine = write.event
             same = exc.current is not None and (exc.current.action, exc.current.grade) == (
                 mine.action,
                 mine.grade,
             )
-            if exc.current is None or mine.action not in DECISIONS or not same:
+            if mine.action == "undo" and expect is not None and _undone(store, write, expect):
+                event_id = None  # this undo did land (an earlier try, or the window that was killed)
+            elif exc.current is None or mine.action not in DECISIONS or not same:
                 return self._conflict(write, exc.current)
-            # The decision in force is the one this write makes: an earlier try that reported failure did
-            # commit, or the other window chose the same. Either way it is saved, and saved once.
-            event_id = exc.current.event_id
+            else:
+                # The decision in force is the one this write makes: an earlier try that reported failure
+                # did commit, or the other window chose the same. Either way it is saved, and saved once.
+                event_id = exc.current.event_id
         except StoreError as exc:
             self.last_error, self.last_busy = str(exc), is_busy(exc)
             return Outcome(write, saved=False, error=str(exc), busy=self.last_busy)
@@ -166,6 +216,10 @@ class Outbox:
             self._writes.popleft()
             if event_id is not None:
                 self._committed[write.event.event_id] = event_id
+            if self._writes:
+                self._journal_call(lambda journal: journal.done(write.event.event_id, event_id))
+            else:
+                self._journal_call(Journal.clear)
             self._head_since = self._clock() if self._writes else None
             self.last_error, self.last_busy = None, False
         return Outcome(write, saved=True, event_id=event_id)
@@ -199,9 +253,34 @@ class Outbox:
             later = [w for w in self._writes if w.key == write.key and w.event.action != "note"]
             for w in later:
                 self._writes.remove(w)
+            if self._writes:
+                gone = [write.event.event_id, *(w.event.event_id for w in later)]
+                self._journal_call(lambda journal: journal.dropped(gone))
+            else:
+                self._journal_call(Journal.clear)
             self._head_since = self._clock() if self._writes else None
             self.last_error, self.last_busy = None, False
         return Outcome(write, saved=False, conflict=True, current=current, dropped=tuple(later))
+
+
+def _already_there(store: CampaignStore, write: Write) -> int | None:
+    """A note or adjudication the store already holds (the same, by this user on this item, since it was
+    queued): the id, so that a retry or a replay after a kill does not add it twice. Decisions and undos
+    need no look: they are conditional (``expect``), and a repeat is refused."""
+    e = write.event
+    if e.action not in ("note", "adjudicate"):
+        return None
+    for event in store.events(assessor=e.assessor, query_id=e.query_id, doc_id=e.doc_id, actions=(e.action,)):
+        if event.time >= e.time and (event.grade, event.note) == (e.grade, e.note):
+            return event.event_id
+    return None
+
+
+def _undone(store: CampaignStore, write: Write, expect: int) -> bool:
+    """The log already holds an undo of decision ``expect``: the effect this undo wants is in place."""
+    e = write.event
+    events = store.events(assessor=e.assessor, query_id=e.query_id, doc_id=e.doc_id, actions=("undo",))
+    return any(event.undoes == expect for event in events)
 
 
 class LocalLog:
@@ -218,11 +297,12 @@ class LocalLog:
         *,
         write_through: bool = True,
         hashes: dict[str, str | None],
+        journal: Journal | None = None,
     ) -> None:
         self.store = store
         self.assessor = assessor
         self.write_through = write_through
-        self.outbox = Outbox()
+        self.outbox = Outbox(journal=journal)
         self.hashes = hashes
         self._events: dict[Key, list[LogEvent]] = {}
         #: Bumped on every change to an item here: a read of the store started before a change is stale.
@@ -287,6 +367,27 @@ class LocalLog:
         if self.write_through:
             self.save()
         return write
+
+    def adopt(self, entries: list[Entry]) -> None:
+        """Queue the writes a killed window left in its journal, as if made here (screen thread, at start).
+
+        Their provisional ids are the dead window's: each gets a new one here, and an expectation or undo
+        that pointed at one of them points at its new id. They keep their expectations, so a write the
+        store did take before the kill is recognised, not written twice (``Outbox.flush_one``).
+        """
+        renumbered: dict[int, int] = {}
+        for entry in entries:
+            event, expect = entry.event, entry.expect
+            new_id = self.outbox.new_id()
+            renumbered[event.event_id] = new_id
+            if expect is not None:
+                expect = renumbered.get(expect, expect)
+            undoes = None if event.undoes is None else renumbered.get(event.undoes, event.undoes)
+            event = dataclasses.replace(event, event_id=new_id, undoes=undoes)
+            key = (event.query_id, event.doc_id)
+            self.outbox.put(Write(event, expect))
+            self._events.setdefault(key, []).append(event)
+            self.versions[key] += 1
 
     def expect_for(self, key: Key) -> int:
         """The id of the decision in force on ``key`` as this window sees it (what a new decision replaces)."""

@@ -31,6 +31,7 @@ from typing import Protocol
 
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
+from toolkit.judging.journal import Journal, adopt
 from toolkit.judging.outbox import LocalLog, Outcome
 from toolkit.judging.progress import pool_status
 from toolkit.judging.queue import SETTLED, item_status, next_index
@@ -47,6 +48,8 @@ class Session(Protocol):
     """What a judging screen asks of its session; ``log`` holds the queued writes the screen's writer saves."""
 
     log: LocalLog
+    #: How many writes a killed window of this user left in its journal and this session queued again.
+    adopted: int
 
     @property
     def item(self) -> Item | None:
@@ -141,6 +144,18 @@ class SessionSummary:
     unsaved: int
 
 
+def assessor_queue(store: CampaignStore, assessor: str) -> list[Item]:
+    """The assessor's queue; an error that names the campaign's assessors when they have none."""
+    queue = store.queue(assessor)
+    if not queue:
+        known = ", ".join(store.assessors()) or "none yet"
+        raise StoreError(
+            f"assessor {assessor!r} has no items in this campaign (assessors: {known}); "
+            "give them a share with `trec-toolkit assign`"
+        )
+    return queue
+
+
 class JudgingSession:
     """The judging state of one assessor over one campaign store (which it does not own)."""
 
@@ -151,22 +166,25 @@ class JudgingSession:
         *,
         clock: Callable[[], float] = time.monotonic,
         write_through: bool = True,
+        journal: Path | None = None,
     ) -> None:
         self.store = store
         self.assessor = assessor
         self._clock = clock
-        self.queue: list[Item] = store.queue(assessor)
-        if not self.queue:
-            known = ", ".join(store.assessors()) or "none yet"
-            raise StoreError(
-                f"assessor {assessor!r} has no items in this campaign (assessors: {known}); "
-                "give them a share with `trec-toolkit assign`"
-            )
+        self.queue: list[Item] = assessor_queue(store, assessor)
         self._index = {(it.query_id, it.doc_id): i for i, it in enumerate(self.queue)}
         self.grades: dict[int, str] = store.grades()
         self._topics: dict[str, CampaignTopic] = {t.query_id: t for t in store.topics()}
         self._hashes = store.latest_hashes()
-        self.log = LocalLog(store, assessor, write_through=write_through, hashes=self._hashes)
+        self.log = LocalLog(
+            store,
+            assessor,
+            write_through=write_through,
+            hashes=self._hashes,
+            journal=None if journal is None or write_through else Journal(journal, assessor),
+        )
+        #: Writes a window killed before the store took them left in its journal, queued again here.
+        self.adopted = 0 if journal is None or write_through else adopt(journal, assessor, self.log.adopt)
         #: Items whose decision another window recorded since this one saw them (shown, asked about).
         self.foreign: dict[Key, Judgment] = {}
         self.decisions: dict[Key, Judgment] = {}

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from toolkit.formats.text import visible
 from toolkit.judging.adjudication import AdjudicationSession
+from toolkit.judging.journal import journal_folder
 from toolkit.judging.store import CampaignStore, campaign_label
 from toolkit.tui.app import CampaignApp, action_bindings, grade_bindings
 from toolkit.tui.widgets import shown
@@ -71,7 +72,9 @@ class AdjudicateApp(CampaignApp):
         **options: Any,
     ) -> None:
         super().__init__(store, path=path, **options)
-        self.session = AdjudicationSession(store, adjudicator, include_done=include_done, write_through=False)
+        self.session = AdjudicationSession(
+            store, adjudicator, include_done=include_done, write_through=False, journal=journal_folder(path)
+        )
         self.sub_title = visible(f"{campaign_label(path)} · adjudicator {adjudicator}", one_line=True)
         if not self.session.items:
             self.DONE_TITLE = "Nothing to adjudicate"

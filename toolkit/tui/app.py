@@ -254,6 +254,7 @@ class CampaignApp(WritingApp):
         self.show_current()
         self.call_after_refresh(self._measure)
         self.set_interval(0.25, self._show_save_status)
+        self.resume_adopted()
 
     def on_resize(self) -> None:
         self._layout_for_size()

@@ -7,6 +7,7 @@ another window may have decided, and a look every few seconds for items a new po
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ from textual.widget import Widget
 
 from toolkit.errors import StoreError
 from toolkit.formats.text import visible
+from toolkit.judging.journal import journal_folder
 from toolkit.judging.postgres.url import is_campaign_url
 from toolkit.judging.progress import pool_status
 from toolkit.judging.records import Item, Judgment, LogEvent
@@ -44,7 +46,9 @@ class JudgeApp(CampaignApp):
         **options: Any,
     ) -> None:
         super().__init__(store, path=path, **options)
-        self.session = JudgingSession(store, assessor, clock=clock, write_through=False)
+        self.session = JudgingSession(
+            store, assessor, clock=clock, write_through=False, journal=journal_folder(path)
+        )
         self.sub_title = visible(f"{campaign_label(path)} · assessor {assessor}", one_line=True)
 
     def side_panels(self) -> list[Widget]:
@@ -146,6 +150,15 @@ class JudgeApp(CampaignApp):
             if undone:
                 lines.append(
                     f"Not saved: {undone} undo(s); undo them again when the campaign can be written."
+                )
+            if self.session.log.outbox.journaled:
+                again = shlex.join(
+                    ["trec-toolkit", "judge", str(self.path), "--assessor", self.session.assessor]
+                )
+                kept = visible(str(journal_folder(self.path)), one_line=True)
+                lines.append(
+                    f"They are also kept in {kept} and saved the next time you run "
+                    f"`{visible(again, one_line=True)}` (once: importing the file as well adds nothing twice)."
                 )
             return "\n".join(lines) + "\n"
         lines.append("Warning: the unsaved decisions could not be written to a file either; they are lost.")

@@ -88,12 +88,58 @@ class WritingApp(App[str | None]):
         return ""
 
     def close_writer(self) -> None:
-        """The app is closing: close the writer's connection (a writer still at work closes it when done)."""
+        """The app is closing: close the writer's connection and the outbox's journal (a writer still at
+        work closes them when its current try is over).
+
+        With a journal the queue is safe on disk, so the writer stops after its current try and the journal
+        stays for the next window of this user to replay: a closed browser tab must not leave a process
+        retrying for as long as the campaign is busy, holding decisions a reloaded page cannot see. Without
+        one (it could not be written), the writer goes on until everything is saved, as the interpreter
+        waits for it at exit.
+        """
+        outbox = self.session.log.outbox
         with self._writer_lock:
             self._closed = True
-            if not self._writer_running and self._writer_store is not None:
-                self._writer_store.close()
-                self._writer_store = None
+            if outbox.journaled:
+                outbox.close()
+            if not self._writer_running:
+                self._close_connections()
+
+    def _close_connections(self) -> None:
+        """(Under ``_writer_lock``, the app closed and no writer at work.)"""
+        if self._writer_store is not None:
+            self._writer_store.close()
+            self._writer_store = None
+        self.session.log.outbox.close_journal()
+
+    def resume_adopted(self) -> None:
+        """At start: write what a killed window of this user left in its journal (queued by the session)."""
+        count = self.session.adopted
+        if count and len(self.session.log.outbox):
+            self.notify(
+                f"{count} decision(s) from an earlier window that closed before the campaign took them "
+                "are being saved now.",
+                title="Saving unsaved work",
+                timeout=8,
+            )
+            self._saved.clear()
+            self._start_writer()
+        self._check_journal()
+
+    def _check_journal(self) -> None:
+        """Say once when the outbox could not be journaled (the queue is then in memory only)."""
+        error = self.session.log.outbox.journal_error
+        if error and not self._journal_warned:
+            self._journal_warned = True
+            self.notify(
+                f"Decisions waiting to be saved are kept in memory only (cannot write {visible(error)}): "
+                "keep this window open until the border no longer says 'saving…'.",
+                severity="warning",
+                markup=False,
+                timeout=12,
+            )
+
+    _journal_warned = False
 
     def _start_writer(self) -> None:
         with self._writer_lock:
@@ -138,9 +184,8 @@ class WritingApp(App[str | None]):
         finally:
             with self._writer_lock:
                 self._writer_running = False
-                if self._closed and self._writer_store is not None:
-                    self._writer_store.close()
-                    self._writer_store = None
+                if self._closed:
+                    self._close_connections()
             self._report(None)
 
     def _report(self, outcome: Outcome | None) -> None:
@@ -201,6 +246,7 @@ class WritingApp(App[str | None]):
         except StoreError as exc:
             self.notify(visible(str(exc)), severity="error", markup=False)
             return
+        self._check_journal()
         if len(outbox):
             self._saved.clear()
             self._start_writer()
