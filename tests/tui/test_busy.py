@@ -9,6 +9,7 @@ test_concurrency.py, which CI repeats: this one takes ~50 s.)
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -148,6 +149,10 @@ async def test_leaving_a_campaign_that_cannot_be_written_keeps_the_decisions_in_
     # and writes nothing twice.
     assert "saved the next time you run `trec-toolkit judge" in (app.return_value or "")
     monkeypatch.undo()  # the campaign takes writes again
+    deadline = time.monotonic() + 10
+    while app._writer_running:  # the closed app's writer stops after its current try
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
     again = judge_app(campaign, "alice", show_times=False)
     assert again.session.adopted == 2
     async with again.run_test(size=SIZE) as pilot:

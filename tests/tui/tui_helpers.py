@@ -6,7 +6,13 @@ import asyncio
 import functools
 import hashlib
 import html
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -148,3 +154,66 @@ class WriteLock:
     def release(self) -> None:
         self._release.set()
         self._thread.join(10)
+
+
+#: tmux, for the tests that run the app in a real terminal (.ci/run installs it).
+TMUX = shutil.which("tmux")
+
+
+class Terminal:
+    """One tmux server on a private socket, running one command in a 110×36 window."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.socket = f"trec-toolkit-test-{uuid.uuid4().hex[:8]}"
+        # The size from the first frame on (no 80×24 frame before a resize), and no status line.
+        self.config = workdir / "tmux.conf"
+        # set-clipboard on: an OSC 52 sequence that reached tmux would land in its paste buffers.
+        self.config.write_text("set -g default-size 110x36\nset -g status off\nset -g set-clipboard on\n")
+
+    def tmux(self, *args: str) -> str:
+        # COLUMNS/LINES (pytest may set them) would override the pane's real size in the app.
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        done = subprocess.run(
+            [str(TMUX), "-L", self.socket, "-f", str(self.config), *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env=env,
+        )
+        return done.stdout
+
+    def start(self, argv: list[str], cwd: Path) -> None:
+        command = shlex.join(argv)
+        self.tmux(
+            "new-session", "-d", "-s", "judge", "-x", "110", "-y", "36", "-c", str(cwd), f"exec {command}"
+        )
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "judge")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} never appeared on screen; last screen:\n{self.screen()}")
+
+    def title(self) -> str:
+        return self.tmux("display-message", "-p", "-t", "judge", "#{pane_title}")
+
+    def buffers(self) -> str:
+        return self.tmux("list-buffers")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "judge", *keys)
+
+    def pid(self) -> int:
+        return int(self.tmux("list-panes", "-t", "judge", "-F", "#{pane_pid}").split()[0])
+
+    def alive(self) -> bool:
+        return "judge" in self.tmux("list-sessions", "-F", "#{session_name}")
+
+    def close(self) -> None:
+        self.tmux("kill-server")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from toolkit.cli.options import CAMPAIGN
+from toolkit.cli.serving import serve, serve_options
 
 
 @click.command()
@@ -25,16 +27,34 @@ from toolkit.cli.options import CAMPAIGN
     show_default=True,
     help="Flag grades given in less than this many seconds (too fast to have read the document).",
 )
-def command(campaign: str | Path, interval: float, fast_below: float) -> None:
+@serve_options
+def command(campaign: str | Path, interval: float = 2.0, fast_below: float = 1.0, **serving: Any) -> None:
     """Watch CAMPAIGN being judged: counts, time per topic and session, time left, gold accuracy, fast
     grades, live kappa, stale items.
 
+    With --serve the screen is served to a web browser (http://127.0.0.1:8000 by default). There is no
+    login: whoever reaches the port sees who judged what, so it listens on this machine only unless --host
+    and --allow-remote say otherwise.
+
     \b
-    Example:
+    Examples:
       trec-toolkit progress judging/example.sqlite
+      trec-toolkit progress judging/example.sqlite --serve --port 8002
     """
-    from toolkit.judging.store import CampaignStore
-    from toolkit.tui.progress import ProgressApp
+    from toolkit.judging.store import CampaignStore, campaign_label
+    from toolkit.tui.serve import absolute
 
     CampaignStore.open(campaign).close()  # a clean one-line error for a bad path, before the screen opens
+    if serving.pop("serve", False):
+        args = [
+            "progress",
+            f"--interval={interval!r}",
+            f"--fast-below={fast_below!r}",
+            "--",
+            absolute(campaign),
+        ]
+        who = "can see this campaign's progress: who judged what, and how fast"
+        return serve(args, title=f"trec-toolkit progress · {campaign_label(campaign)}", who=who, **serving)
+    from toolkit.tui.progress import ProgressApp
+
     ProgressApp(campaign, interval=interval, fast_below_ms=round(fast_below * 1000)).run()

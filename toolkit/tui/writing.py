@@ -63,6 +63,8 @@ class WritingApp(App[str | None]):
         self._writer_running = False
         self._writer_store: CampaignStore | None = None
         self._closed = False
+        #: Set when the app closes: a writer pausing between tries wakes up (and stops, when journaled).
+        self._wake = threading.Event()
         self._saved = asyncio.Event()
         self._quitting: SavingScreen | None = None
 
@@ -102,6 +104,7 @@ class WritingApp(App[str | None]):
             self._closed = True
             if outbox.journaled:
                 outbox.close()
+                self._wake.set()
             if not self._writer_running:
                 self._close_connections()
 
@@ -166,7 +169,7 @@ class WritingApp(App[str | None]):
                     outcome = outbox.flush_one(self._writer_store)
                 except StoreError as exc:  # the store could not even be opened
                     outbox.last_error, outbox.last_busy = str(exc), False
-                    time.sleep(pause)
+                    self._wake.wait(pause)
                     pause = min(pause * 2, RETRY_S[1])
                     continue
                 if outcome is None:
@@ -179,7 +182,7 @@ class WritingApp(App[str | None]):
                 if outcome.saved or outcome.conflict:
                     pause = RETRY_S[0]
                 else:
-                    time.sleep(pause)
+                    self._wake.wait(pause)
                     pause = min(pause * 2, RETRY_S[1])
         finally:
             with self._writer_lock:

@@ -1,0 +1,61 @@
+"""``--serve`` for the campaign screens (``judge``, ``progress``): the options and the one way to use them.
+
+The served command is this same CLI, run again by textual-serve for each browser tab, with the options of
+the screen and without ``--serve``; the library side (``toolkit.tui.serve``) checks the host and serves.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from toolkit.errors import UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def serve_options(func: F) -> F:
+    """``--serve``, ``--host``, ``--port``, ``--allow-remote``, ``--public-url``."""
+    options = [
+        click.option(
+            "--serve",
+            is_flag=True,
+            help="Serve the screen to a web browser instead of this terminal (one app per browser tab).",
+        ),
+        click.option(
+            "--host", default="127.0.0.1", show_default=True, help="Address to listen on with --serve."
+        ),
+        click.option(
+            "--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port for --serve."
+        ),
+        click.option(
+            "--allow-remote",
+            is_flag=True,
+            help="Let --host be an address other machines reach (there is no login: the port is the key).",
+        ),
+        click.option(
+            "--public-url",
+            metavar="URL",
+            help="The address browsers use to reach the server (behind a proxy), e.g. https://judge.example.org.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def serve(
+    args: list[str], *, host: str, port: int, allow_remote: bool, public_url: str | None, title: str, who: str
+) -> None:
+    """Serve ``trec-toolkit ARGS`` (which must not contain ``--serve``); ``who`` says what a visitor can do."""
+    from toolkit.tui.serve import check_host, is_local, serve_command, served
+
+    if served():
+        raise UsageError("--serve inside a served screen: this screen is already in a browser")
+    check_host(host, allow_remote=allow_remote)
+    if not is_local(host):
+        click.echo(f"Warning: anyone who can reach {host} port {port} {who}; there is no login.", err=True)
+    serve_command([sys.executable, "-m", "toolkit", *args], host=host, port=port, title=title, url=public_url)
