@@ -134,4 +134,38 @@ def test_live_kappa_of_one_shared_item_is_undefined_with_a_reason(tmp_path: Path
         for who in ("alice", "bob"):
             store.record(who, "q1", "d1", grade=2)
         (pair,) = pair_kappas(store)
-    assert (pair.n, pair.kappa, pair.reason) == (1, None, "only 1 shared item (kappa needs at least 2)")
+    assert (pair.n, pair.kappa, pair.reason) == (1, None, "needs at least 10 shared items (found 1)")
+
+
+@pytest.mark.parametrize("shared", [9, 10])
+def test_live_kappa_follows_the_minimum_data_rule(tmp_path: Path, shared: int) -> None:
+    """The organiser's live kappa obeys the one minimum-data rule of every report (10 shared items): 9 give
+    no number and say why; 10 give statsmodels' unweighted kappa of the same table."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    a_grades = [0, 0, 1, 1, 2, 2, 3, 3, 0, 1][:shared]
+    b_grades = [0, 1, 1, 1, 2, 3, 3, 3, 0, 0][:shared]
+    docs = [f"d{i}" for i in range(shared)]
+    path = tmp_path / "few.sqlite"
+    with CampaignStore.open(path, create=True) as store:
+        store.set_topics([CampaignTopic("q1", "query")], GRADES)
+        store.add_round(
+            strategy="depth", depth=shared, budget=None, runs=["r"],
+            provenance={("q1", d): [("r", i + 1)] for i, d in enumerate(docs)},
+            queued=[("q1", d) for d in docs], stale=[], snapshots=[], skipped=0,
+        )  # fmt: skip
+        store.add_assignments(
+            [Item(who, "q1", d, position=i) for who in ("alice", "bob") for i, d in enumerate(docs)]
+        )
+        for d, ga, gb in zip(docs, a_grades, b_grades, strict=True):
+            store.record("alice", "q1", d, grade=ga)
+            store.record("bob", "q1", d, grade=gb)
+        (pair,) = pair_kappas(store)
+    if shared < 10:
+        assert (pair.n, pair.kappa, pair.reason) == (9, None, "needs at least 10 shared items (found 9)")
+    else:
+        table = [
+            [sum(1 for x, y in zip(a_grades, b_grades, strict=True) if (x, y) == (i, j)) for j in range(4)]
+            for i in range(4)
+        ]
+        assert pair.kappa == pytest.approx(cohens_kappa(table).kappa, abs=1e-12) and pair.reason is None

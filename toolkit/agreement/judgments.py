@@ -149,10 +149,14 @@ class PairKappa:
 
 
 def pair_kappa(a: str, b: str, pairs: Sequence[tuple[int, int]], labels: Sequence[int]) -> PairKappa:
-    """Kappa of one pair, over ``labels`` (the whole scale, not just the grades that occur)."""
+    """Kappa of one pair, over ``labels`` (the whole scale, not just the grades that occur).
+
+    The minimum-data rule (``toolkit.minimum``) holds here as in ``agree``'s reports: a live number from four
+    shared items would be read by the organiser as a finding that ``agree`` then refuses to print.
+    """
     from toolkit.agreement.kappa import cohen_kappa, contingency
 
-    result = cohen_kappa(contingency(pairs, labels), labels, "unweighted")
+    result = cohen_kappa(contingency(pairs, labels), labels, "unweighted", minimum=True)
     return PairKappa(a, b, len(pairs), result.estimate.value, result.estimate.reason)
 
 
@@ -160,7 +164,8 @@ def pair_kappas(store: CampaignStore) -> list[PairKappa]:
     """Live kappa for the organiser: every pair of assessors on the items both have graded so far.
 
     Skips, unrateables and gold items are left out; the scale is the campaign's full grade scale, so an
-    undefined kappa (one shared item, or one grade for everything) says why instead of showing 0 or NaN.
+    undefined kappa (fewer than 10 shared items, or one grade for everything) says why instead of showing 0 or
+    NaN.
     """
     labels = sorted(store.grades())
     gold = set(store.gold())
