@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import TMUX, Terminal, build_campaign
 
+from toolkit.judging.journal import journal_folder, read_entries
 from toolkit.judging.queue import next_item
 from toolkit.judging.store import CampaignStore
 
@@ -53,10 +54,21 @@ def test_sigkill_mid_session_loses_nothing_and_restart_resumes(tmp_path: Path) -
         made = decisions(path)
         assert made[:3] == [("judge", "doc-a", 2), ("skip", "doc-b", None), ("judge", "doc-c", 0)]
         assert made[3:] in ([], [("judge", "doc-d", 1)])
+        # The fourth key may also sit in the window's journal only (fsync'ed, not yet committed): the
+        # restart replays it, so it counts as made.
+        journaled = [
+            e.event
+            for f in sorted(journal_folder(path).glob("*.jsonl"))
+            for e in read_entries(iter(f.read_bytes().splitlines()))
+        ]  # fmt: skip
+        assert [(e.doc_id, e.grade) for e in journaled] in ([], [("doc-d", 1)])
+        fourth = len(made) == 4 or bool(journaled)
         with CampaignStore.open(path) as store:
             expected = next_item(store, "alice")
             queue = store.queue("alice")
-        assert expected is not None and expected.doc_id == ("doc-d" if len(made) == 3 else "doc-e")
+            if fourth and len(made) == 3:  # what the store will say once the journal is replayed
+                expected = next((i for i in queue if i.doc_id == "doc-e"), None)
+        assert expected is not None and expected.doc_id == ("doc-e" if fourth else "doc-d")
 
         # The restart resumes at the store's next item, and keeps judging into the same log.
         term.start(argv, tmp_path)
@@ -125,8 +137,6 @@ def test_sigkill_while_the_campaign_is_busy_loses_nothing_queued(tmp_path: Path)
     process is killed with SIGKILL. The restart shows those decisions, resumes after them, and once the lock
     goes, writes each exactly once."""
     from tui_helpers import WriteLock
-
-    from toolkit.judging.journal import journal_folder
 
     path = build_campaign(tmp_path / "camp.sqlite")
     argv = [str(SCRIPT), "judge", str(path), "--assessor", "alice"]
