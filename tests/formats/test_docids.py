@@ -18,7 +18,7 @@ def test_ids_comments_and_blank_lines(tmp_path: Path) -> None:
 
 
 def test_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO("a\nb\n"))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a\nb\n")))  # read as bytes, within limits
     assert read_doc_ids("-") == ["a", "b"]
 
 

@@ -201,8 +201,8 @@ def test_qrels_errors(tmp_path: Path, body: str, message: str) -> None:
 def test_qrels_whole_file_errors(tmp_path: Path) -> None:
     empty = write(tmp_path, "e.qrels", "")
     assert error_of(read_qrels, empty) == f"{empty}: empty qrels: no judgment lines ({QRELS_COLUMNS})"
-    garbage = write(tmp_path, "g.qrels", bytes(range(256)))
-    # the first byte that is not UTF-8 (0x80) comes after the newline 0x0a
+    garbage = write(tmp_path, "g.qrels", b"q1 0 d1 1\n" + bytes(range(0x20, 256)))
+    # line 1 is read (and would be refused) before line 2 is: the first defect of the file is the one named
     assert (
         error_of(read_qrels, garbage) == f"{garbage}:2: binary or non-UTF-8 data; expected a UTF-8 text file"
     )

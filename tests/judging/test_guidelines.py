@@ -22,7 +22,7 @@ def test_guidelines_come_from_the_option_then_the_campaign_then_toolkit_toml(tmp
     assert read_guidelines(None, {}, config, tmp_path) == "configured"
     assert read_guidelines(None, {}, {}, tmp_path) is None
     with pytest.raises(
-        UsageError, match="nope.md: cannot read the guidelines \\(No such file or directory\\)"
+        UsageError, match="nope.md: cannot read the guidelines \\(file not found; check the path\\)"
     ):
         read_guidelines(tmp_path / "nope.md", {}, {}, tmp_path)
 

@@ -243,12 +243,13 @@ def test_a_corpus_is_streamed_gzip_or_not_with_format_and_version(tmp_path: Path
 def test_a_corpus_line_longer_than_the_limit_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import toolkit.formats.corpus as corpus
-
-    monkeypatch.setattr(corpus, "MAX_LINE_BYTES", 64)
+    monkeypatch.setenv("TREC_TOOLKIT_MAX_DOCUMENT", "64")
     path = tmp_path / "c.tsv"
     path.write_text("d1\tshort\nd2\t" + "x" * 100 + "\n")
-    with pytest.raises(FormatError, match=r"c.tsv:2: line longer than 64 bytes"):
+    message = (
+        r"c.tsv:2: document longer than 64 bytes, the limit for one document \(TREC_TOOLKIT_MAX_DOCUMENT\)"
+    )
+    with pytest.raises(FormatError, match=message):
         fetch_documents(doc_source_from_option(path), ["d1"])
 
 

@@ -82,11 +82,9 @@ def read_judgments_tsv(path: str | Path, *, labels: Sequence[int] | None = None)
     Every bad line is a ``path:line`` error (``toolkit.formats.judgments``), duplicates included; with
     ``labels``, a grade outside them is an error at its line (the library could only name the item).
     """
-    from toolkit.formats.judgments import judgments_format, read_judgment_rows
-    from toolkit.formats.textfile import read_text
+    from toolkit.formats.judgments import read_judgment_file
 
-    text = read_text(path)
-    rows = read_judgment_rows(path, scale=labels, scale_name="the --labels scale", text=text)
+    layout, rows = read_judgment_file(path, scale=labels, scale_name="the --labels scale")
     out: list[Rating] = []
     excluded: Counter[str] = Counter()
     for row in rows:
@@ -98,7 +96,7 @@ def read_judgments_tsv(path: str | Path, *, labels: Sequence[int] | None = None)
         raise FormatError(
             path, None, "no graded judgments (every line is skip or unrateable); agreement needs grades"
         )
-    return JudgmentSource(str(path), judgments_format(path, text), tuple(out), None, dict(excluded))
+    return JudgmentSource(str(path), layout, tuple(out), None, dict(excluded))
 
 
 def read_campaign(path: str | Path, *, include_gold: bool = False) -> JudgmentSource:

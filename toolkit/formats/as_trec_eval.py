@@ -20,7 +20,6 @@ line crashes it; a run with no result line prints an uninitialised run tag) this
 
 from __future__ import annotations
 
-import gzip
 import os
 import sys
 import warnings
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.numbers import c_atof, c_atol
-from toolkit.formats.textfile import GZIP_MAGIC, read_bytes
+from toolkit.formats.textfile import read_bytes
 
 RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
 QRELS_COLUMNS = "query_id iteration doc_id relevance"
@@ -53,18 +52,16 @@ class TrecEvalQrels:
 
 
 def _load(path: str, data: bytes | None = None) -> tuple[bytes, str]:
-    """The file's bytes (gunzipped) and the name to show; ``-`` is standard input (``data``, if already read)."""
+    """The file's bytes (gunzipped, within the input limits) and the name to show; ``-`` is standard input.
+
+    ``data``: standard input's bytes when they were read already — by ``read_bytes``, so gunzipped and limited.
+    """
     if path == "-":
-        raw = sys.stdin.buffer.read() if data is None else data
         shown = "<stdin>"
+        raw = read_bytes(shown, stream=sys.stdin.buffer) if data is None else data  # limited as a file is
     else:
         shown = os.fsdecode(path.encode("latin-1"))
         raw = read_bytes(Path(shown))
-    if raw[:2] == GZIP_MAGIC:  # standard input is not gunzipped by read_bytes
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise FormatError(shown, None, f"corrupt gzip data ({exc}); re-create the file") from None
     if not raw:
         raise FormatError(shown, None, "empty file (trec_eval 10 cannot read an empty file)")
     nul = raw.find(b"\x00")

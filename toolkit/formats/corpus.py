@@ -2,8 +2,8 @@
 
 A corpus can be much larger than the pool drawn from it (a pool of 170,000 documents from a corpus of
 millions), so it is **streamed**: one line at a time, gzip recognised by its magic number, UTF-8 decoded
-per line, a line longer than ``MAX_LINE_BYTES`` refused — nothing holds the whole file. Every defect
-names ``path:line``.
+per block, a line longer than the document limit refused (``toolkit.formats.limits``, default 64 MiB) —
+nothing holds the whole file. Every defect names ``path:line``.
 
 One document object, whatever carries it (a JSONL corpus line, a batch doc command's answer line, a
 per-document command's JSON output):
@@ -20,21 +20,22 @@ per-document command's JSON output):
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from toolkit.errors import FormatError
-from toolkit.formats.textfile import GZIP_MAGIC
+from toolkit.formats.limits import InputLimits
+from toolkit.formats.textfile import iter_data_lines
 
 ID_KEYS = ("doc_id", "docno", "id", "_id")
 TEXT_KEYS = ("text", "body", "contents")
 #: How a document's text is written; the judging screen renders each its own way.
 DOC_FORMATS = ("text", "markdown", "html")
-#: The longest line a corpus (or a doc command's answer) may have: a document of 64 MiB is not a page.
-MAX_LINE_BYTES = 64 * 1024 * 1024
+#: The longest line a doc command's answer may have by default: a document of 64 MiB is not a page. A corpus
+#: line's limit is ``TREC_TOOLKIT_MAX_DOCUMENT`` (``toolkit.formats.limits``), whose default this is.
+MAX_LINE_BYTES = InputLimits().max_document
 
 
 class DocRecord(NamedTuple):
@@ -99,40 +100,11 @@ def doc_record(data: Mapping[str, Any], *, allow_error: bool = False) -> DocReco
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Stream ``(line_number, line)`` over a text file (gzip by magic), skipping blank and ``#`` lines."""
-    p = Path(path)
-    try:
-        raw = p.open("rb")
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found; check the path") from None
-    except IsADirectoryError:
-        raise FormatError(path, None, "is a directory, expected a file") from None
-    except OSError as exc:
-        raise FormatError(path, None, f"cannot read file ({exc.strerror}); check its permissions") from None
-    with raw:
-        handle: IO[bytes] = gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == GZIP_MAGIC else raw  # type: ignore[assignment]
-        number = 0
-        try:
-            while True:
-                line = handle.readline(MAX_LINE_BYTES + 1)
-                if not line:
-                    return
-                number += 1
-                if len(line) > MAX_LINE_BYTES:
-                    raise FormatError(path, number, f"line longer than {MAX_LINE_BYTES} bytes")
-                try:
-                    text = line.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise FormatError(
-                        path, number, "binary or non-UTF-8 data; expected a UTF-8 text file"
-                    ) from None
-                if number == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
-                stripped = text.strip()
-                if stripped and not stripped.startswith("#"):
-                    yield number, stripped
-        except (OSError, EOFError) as exc:
-            raise FormatError(path, number + 1, f"corrupt gzip data ({exc}); re-create the file") from None
+    """Stream ``(line_number, line)`` over a corpus (gzip by magic), skipping blank and ``#`` lines.
+
+    A line is a document, so it may be as long as the document limit (``toolkit.formats.limits``).
+    """
+    return iter_data_lines(path, kind="corpus")
 
 
 def iter_corpus(path: str | Path, wanted: Collection[str] | None = None) -> Iterator[tuple[int, DocRecord]]:

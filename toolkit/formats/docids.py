@@ -17,7 +17,7 @@ from toolkit.formats.textfile import iter_data_lines
 def read_doc_ids(path: str | Path) -> list[str]:
     """One doc id per line (``-`` = stdin); blank lines and ``#`` comments skipped."""
     if str(path) == "-":
-        lines = list(iter_data_lines("<stdin>", sys.stdin.read()))
+        lines = list(iter_data_lines("<stdin>", stream=sys.stdin.buffer))
     else:
         lines = list(iter_data_lines(path))
     ids = []

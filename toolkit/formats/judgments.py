@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import FormatError
-from toolkit.formats.textfile import iter_data_lines, read_text
+from toolkit.formats.textfile import iter_data_lines, iter_text_lines, split_lines
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -101,13 +102,35 @@ def is_jsonl(path: str | Path, text: str) -> bool:
 
 def judgments_format(path: str | Path, text: str) -> str:
     """``jsonl`` (by name or a first line opening an object), ``csv`` (by a ``.csv`` name), else ``tsv``."""
+    return _layout(path, split_lines(text))[0]
+
+
+Lines = Iterator[tuple[int, str]]
+
+
+def _layout(path: str | Path, lines: Lines) -> tuple[str, Lines]:
+    """The file's layout and its lines (those looked at to decide it put back in front)."""
     name = Path(path).name.lower().removesuffix(".gz")
     if name.endswith(JSONL_SUFFIXES):
-        return "jsonl"
+        return "jsonl", lines
     if name.endswith(".csv"):
-        return "csv"
-    first = next(iter_data_lines(path, text), None)
-    return "jsonl" if first is not None and first[1].startswith("{") else "tsv"
+        return "csv", lines
+    # Before the first data line come only blank and comment lines: every layout skips the blank ones, and
+    # of the comments JSONL refuses the first, so that one is all that needs to be put back (not a bomb of
+    # blank lines held in memory).
+    kept: list[tuple[int, str]] = []
+    layout = "tsv"
+    for number, line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            kept = kept or [(number, line)]
+            continue
+        kept.append((number, line))
+        layout = "jsonl" if stripped.startswith("{") else "tsv"
+        break
+    return layout, itertools.chain(kept, lines)
 
 
 def iter_judgment_rows(
@@ -123,18 +146,28 @@ def iter_judgment_rows(
     The first defect raises ``FormatError`` naming ``path:line``. Per line the checks run in this order:
     columns and empty fields, the assessor name, the topic (when ``topics`` is given), the grade, the
     scale (when ``scale`` is given; ``scale_name`` says where it came from), duplicates. A file without any
-    row is an error once the whole file has been read. ``text``: the file's content, if already read.
+    row is an error once the whole file has been read. ``text``: the file's content, if already read;
+    otherwise the file is streamed (``toolkit.formats.textfile``: gzip, the input limits), never held whole.
     """
-    if text is None:
-        text = read_text(path)
-    layout = judgments_format(path, text)
+    yield from _open_rows(path, topics, scale, scale_name, text)[1]
+
+
+def _open_rows(
+    path: str | Path,
+    topics: Collection[str] | None,
+    scale: Collection[int] | None,
+    scale_name: str,
+    text: str | None,
+) -> tuple[str, Iterator[JudgmentRow]]:
+    """The file's layout and its checked rows, as a stream (the file is opened once)."""
+    layout, lines = _layout(path, iter_text_lines(path) if text is None else split_lines(text))
     if layout == "jsonl":
-        rows = _jsonl_rows(path, text)
+        rows = _jsonl_rows(path, lines)
     else:
-        lines = _tsv_lines(text) if layout == "tsv" else _csv_lines(path, text)
-        rows = _table_rows(path, lines, layout)
+        fields = _tsv_lines(lines) if layout == "tsv" else _csv_lines(path, lines)
+        rows = _table_rows(path, fields, layout)
     expected = {"jsonl": EXPECTED_JSONL, "csv": EXPECTED_CSV}.get(layout, EXPECTED_TSV)
-    yield from _checked(path, rows, topics, scale, scale_name, expected)
+    return layout, _checked(path, rows, topics, scale, scale_name, expected)
 
 
 def _checked(
@@ -203,17 +236,29 @@ def read_judgment_rows(
     return list(iter_judgment_rows(path, topics=topics, scale=scale, scale_name=scale_name, text=text))
 
 
-def _tsv_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+def read_judgment_file(
+    path: str | Path,
+    *,
+    topics: Collection[str] | None = None,
+    scale: Collection[int] | None = None,
+    scale_name: str = "the campaign's scale",
+) -> tuple[str, list[JudgmentRow]]:
+    """The layout (``tsv``, ``csv``, ``jsonl``) and every row of a judgments file, streamed in one reading."""
+    layout, rows = _open_rows(path, topics, scale, scale_name, None)
+    return layout, list(rows)
+
+
+def _tsv_lines(lines: Lines) -> Iterator[tuple[int, list[str]]]:
     """Data lines split on tabs, each column stripped (not the line: a stray tab is an empty column)."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         yield number, [f.strip() for f in line.split("\t")]
 
 
-def _csv_lines(path: str | Path, text: str) -> Iterator[tuple[int, list[str]]]:
+def _csv_lines(path: str | Path, lines: Lines) -> Iterator[tuple[int, list[str]]]:
     """Records of a CSV file (quoted fields may span lines) with the line each starts on."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader((f"{line}\n" for _, line in lines), strict=True)
     start = 1
     try:
         for record in reader:
@@ -297,9 +342,9 @@ def _unescape(text: str) -> str:
     return _ESCAPED.sub(lambda m: _ESCAPES[m.group(1)], text)
 
 
-def _jsonl_rows(path: str | Path, text: str) -> Iterator[tuple[JudgmentRow, str]]:
+def _jsonl_rows(path: str | Path, lines: Lines) -> Iterator[tuple[JudgmentRow, str]]:
     """Rows of a JSONL file; field types are checked here, the common checks in ``iter_judgment_rows``."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:

@@ -1,6 +1,11 @@
-"""Open a text file the way every reader here needs: gzip by magic number, UTF-8, binary garbage refused.
+"""Read a text file the way every reader here needs: gzip by magic number, UTF-8, binary garbage refused,
+within the input limits — as a stream of lines, or whole for formats parsed as one document.
 
-Readers get ``(line_number, line)`` pairs so that every error can name ``path:line``.
+Every byte comes through ``toolkit.formats.limits.open_input`` (decompressed size, line length, document
+size: docs/reliability.md, "Input limits"), so no reader here can be made to hold more than the limits allow.
+Line readers get ``(line_number, line)`` pairs so that every error can name ``path:line``; lines end at
+``\n`` (a ``\r`` before it is the line's, for the reader to strip), never at the other characters Python's
+``str.splitlines`` also splits on (``\x1c``, ``\x85``, U+2028 …), which may sit inside a note or a query.
 """
 
 from __future__ import annotations
@@ -11,57 +16,124 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.limits import GZIP_MAGIC, Kind, open_input
 
-GZIP_MAGIC = b"\x1f\x8b"
+__all__ = [
+    "GZIP_MAGIC",
+    "atomic_write_text",
+    "decode_text",
+    "iter_byte_blocks",
+    "iter_data_lines",
+    "iter_text_lines",
+    "iter_trec_fields",
+    "open_for_write",
+    "read_bytes",
+    "read_text",
+]
+
+#: Bytes read at once by the line readers: a block, then its lines (and at most one line carried over).
+BLOCK_BYTES = 1 << 20
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, gunzipped when it is gzip; unreadable files raise ``FormatError``."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found; check the path") from None
-    except IsADirectoryError:
-        raise FormatError(path, None, "is a directory, expected a file") from None
-    except OSError as exc:
-        raise FormatError(path, None, f"cannot read file ({exc.strerror}); check its permissions") from None
-    if raw[:2] == GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise FormatError(path, None, f"corrupt gzip data ({exc}); re-create the file") from None
-    return raw
+def read_bytes(path: str | Path, *, stream: IO[bytes] | None = None, kind: Kind = "data") -> bytes:
+    """The file's bytes, gunzipped when it is gzip, within the input limits; errors raise ``FormatError``.
+
+    ``stream``: read this open binary stream (standard input) instead, named ``path`` in errors.
+    ``kind``: ``document`` for a file that is one document (``toolkit.formats.limits``).
+    """
+    with open_input(path, stream=stream, kind=kind) as handle:
+        return handle.read()
 
 
 def decode_text(path: str | Path, raw: bytes) -> str:
-    """Decode UTF-8, refusing binary data with the line where it starts."""
-    nul = raw.find(b"\x00")
+    """Decode UTF-8, refusing binary data with the line where it starts; a byte-order mark is dropped."""
+    text = _decode_block(path, raw, 0)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _decode_block(path: str | Path, raw: bytes, before: int) -> str:
+    """``raw`` (whole lines, the first being line ``before + 1``) as text; the first defect names its line."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        line = before + raw.count(b"\n", 0, exc.start) + 1
         raise FormatError(path, line, "binary or non-UTF-8 data; expected a UTF-8 text file") from None
+    nul = raw.find(b"\x00")
     if nul >= 0:
-        line = raw.count(b"\n", 0, nul) + 1
+        line = before + raw.count(b"\n", 0, nul) + 1
         raise FormatError(path, line, "binary data (NUL byte); expected a text file")
-    if text.startswith("\ufeff"):
-        text = text[1:]
     return text
 
 
-def read_text(path: str | Path) -> str:
-    return decode_text(path, read_bytes(path))
+def read_text(path: str | Path, *, kind: Kind = "data") -> str:
+    """The whole file as text (for formats parsed as one piece: TOML, XML, JSON; a document file)."""
+    return decode_text(path, read_bytes(path, kind=kind))
 
 
-def iter_data_lines(path: str | Path, text: str | None = None) -> Iterator[tuple[int, str]]:
-    """Non-blank, non-comment lines with their 1-based line numbers."""
-    if text is None:
-        text = read_text(path)
-    for number, line in enumerate(text.splitlines(), start=1):
+def iter_byte_blocks(
+    path: str | Path,
+    *,
+    block: int = BLOCK_BYTES,
+    stream: IO[bytes] | None = None,
+    kind: Kind = "data",
+    digest: Any = None,
+) -> Iterator[bytes]:
+    """The file's bytes (gunzipped, within the limits) in blocks of whole lines: each block ends with
+    ``\n``, except the file's last when the file does not. Only a block and one line are held at a time."""
+    with open_input(path, stream=stream, kind=kind, digest=digest) as handle:
+        pending: list[bytes] = []  # the start of a line longer than a block (the line limit bounds it)
+        while True:
+            chunk = handle.read(block)
+            if not chunk:
+                if pending:
+                    yield b"".join(pending)
+                return
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                pending.append(chunk)
+                continue
+            head = chunk if cut == len(chunk) else chunk[:cut]
+            if pending:
+                head = b"".join([*pending, head])
+                pending.clear()
+            if cut < len(chunk):
+                pending.append(chunk[cut:])
+            yield head
+
+
+def iter_text_lines(
+    path: str | Path, *, stream: IO[bytes] | None = None, kind: Kind = "data", digest: Any = None
+) -> Iterator[tuple[int, str]]:
+    """Every line of a UTF-8 text file, streamed: ``(line_number, line)`` without the ``\n``."""
+    number = 0
+    for data in iter_byte_blocks(path, stream=stream, kind=kind, digest=digest):
+        text = _decode_block(path, data, number)
+        if number == 0 and text.startswith("\ufeff"):
+            text = text[1:]
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for line in lines:
+            number += 1
+            yield number, line
+
+
+def split_lines(text: str) -> Iterator[tuple[int, str]]:
+    """The lines of text already read, as ``iter_text_lines`` gives them (split at ``\n`` only, lazily)."""
+    for number, line in enumerate(io.StringIO(text, newline="\n"), start=1):
+        yield number, line[:-1] if line.endswith("\n") else line
+
+
+def iter_data_lines(
+    path: str | Path, text: str | None = None, *, stream: IO[bytes] | None = None, kind: Kind = "data"
+) -> Iterator[tuple[int, str]]:
+    """Non-blank, non-comment lines, stripped, with their 1-based line numbers (streamed from ``path``, or
+    ``stream``, unless the ``text`` is given)."""
+    lines = iter_text_lines(path, stream=stream, kind=kind) if text is None else split_lines(text)
+    for number, line in lines:
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -77,21 +149,29 @@ _PYTHON_ONLY_SPACE = re.compile(r"[\x1c-\x1f]")
 
 
 def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
-    """``(line_number, columns)`` of a TREC run or qrels file, split the way trec_eval splits them.
+    """``(line_number, columns)`` of a TREC run or qrels file, split the way trec_eval splits them, streamed.
 
     Lines end at ``\n`` only (a form feed or ``\x1c`` inside a line stays inside it); columns are separated by
     ASCII whitespace; blank lines and lines whose first non-blank character is ``#`` are skipped.
     """
-    text = read_text(path)
-    plain = text.isascii() and _PYTHON_ONLY_SPACE.search(text) is None
-    split = str.split if plain else _C_FIELD.findall  # the same columns; str.split is 4 times faster
-    for number, line in enumerate(text.split("\n"), start=1):
-        stripped = line.lstrip(_C_SPACE)
-        if not stripped or stripped.startswith("#"):
-            continue
-        fields = split(stripped)
-        if fields:
-            yield number, fields
+    number = 0
+    for data in iter_byte_blocks(path):
+        text = _decode_block(path, data, number)
+        if number == 0 and text.startswith("\ufeff"):
+            text = text[1:]
+        plain = text.isascii() and _PYTHON_ONLY_SPACE.search(text) is None
+        split = str.split if plain else _C_FIELD.findall  # the same columns; str.split is 4 times faster
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for line in lines:
+            number += 1
+            stripped = line.lstrip(_C_SPACE)
+            if not stripped or stripped.startswith("#"):
+                continue
+            fields = split(stripped)
+            if fields:
+                yield number, fields
 
 
 def open_for_write(path: str | Path) -> IO[str]:

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import FormatError
-from toolkit.formats.textfile import decode_text, iter_data_lines, read_bytes
+from toolkit.formats.textfile import decode_text, iter_text_lines, read_bytes
 from toolkit.model import (
     CLASS_MEASURES,
     DEFAULT_GRADES,
@@ -87,21 +87,22 @@ def read_topics(path: str | Path) -> TopicSet:
         return read_irds_topics(str(path))
     from toolkit.formats import trec_topics
 
-    raw = read_bytes(path)
-    text = decode_text(path, raw)
     name = Path(path).name
     if name.endswith(".gz"):
         name = name[:-3]
     suffix = Path(name).suffix.lower()
     stem = Path(name).stem
+    if suffix in (".tsv", ".jsonl", ".ndjson"):  # line formats are streamed (toolkit.formats.textfile)
+        digest = hashlib.sha256()
+        lines = iter_text_lines(path, digest=digest)
+        specs = list(_tsv_specs(path, lines) if suffix == ".tsv" else _jsonl_specs(path, lines))
+        return topics_from_specs(path, specs, name=stem, path=str(path), sha256=digest.hexdigest())
+    raw = read_bytes(path)
+    text = decode_text(path, raw)
     sha = hashlib.sha256(raw).hexdigest()
     if suffix == ".toml":
         return _from_toml(path, text, stem, sha)
-    if suffix == ".tsv":
-        specs = list(_tsv_specs(path, text))
-    elif suffix in (".jsonl", ".ndjson"):
-        specs = list(_jsonl_specs(path, text))
-    elif suffix == ".xml" or (not trec_topics.looks_like_sgml(text) and trec_topics.looks_like_xml(text)):
+    if suffix == ".xml" or (not trec_topics.looks_like_sgml(text) and trec_topics.looks_like_xml(text)):
         specs = list(trec_topics.xml_specs(path, text))
     elif not trec_topics.looks_like_sgml(text) and "\t" in text:
         raise FormatError(
@@ -240,7 +241,7 @@ _TSV_ID_HEADERS = {"query_id", "qid", "id", "q_id", "topic_id"}
 _TSV_TEXT_HEADERS = {"query", "text", "title"}
 
 
-def _tsv_specs(path: str | Path, text: str) -> Iterable[Spec]:
+def _tsv_specs(path: str | Path, all_lines: Iterable[tuple[int, str]]) -> Iterable[Spec]:
     """``query_id<TAB>text`` lines, or a table under a header row (``qid<TAB>query``, as pandas writes it).
 
     A header is recognised by its cells: an id column name (``query_id``, ``qid``, ``id``, ``q_id``,
@@ -248,7 +249,7 @@ def _tsv_specs(path: str | Path, text: str) -> Iterable[Spec]:
     index column and is dropped. A first line that names only one of the two is refused rather than read as a
     topic (it would score 0 and pull every mean down).
     """
-    lines = _tsv_lines(text)
+    lines = _tsv_lines(all_lines)
     header: list[str] | None = None
     skip_first = False
     for number, line in lines:
@@ -273,9 +274,9 @@ def _tsv_specs(path: str | Path, text: str) -> Iterable[Spec]:
         yield number, topic_spec(dict(zip(header, cells, strict=True)))
 
 
-def _tsv_lines(text: str) -> Iterator[tuple[int, str]]:
+def _tsv_lines(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
     """Non-blank, non-comment lines, keeping leading and trailing tabs (empty cells count under a header)."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             yield number, line.strip(" \r\n")
@@ -308,9 +309,12 @@ def _tsv_plain(path: str | Path, number: int, line: str) -> Spec:
     return number, {"id": parts[0].strip(), "query": "\t".join(parts[1:]).strip()}
 
 
-def _jsonl_specs(path: str | Path, text: str) -> Iterable[Spec]:
+def _jsonl_specs(path: str | Path, lines: Iterable[tuple[int, str]]) -> Iterable[Spec]:
     """One object a line; ``ir_datasets export DATASET queries --format jsonl`` output reads as is."""
-    for number, line in iter_data_lines(path, text):
+    for number, line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from toolkit.errors import ConfigError, UsageError
+from toolkit.errors import ConfigError, FormatError, UsageError
 from toolkit.formats.corpus import DOC_FORMATS
 
 
@@ -42,10 +42,14 @@ def read_guidelines(
 
 
 def _read(path: Path) -> str:
+    """The guidelines file, read as one document within the input limits (``toolkit.formats.limits``)."""
+    from toolkit.formats.textfile import read_text
+
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the guidelines ({exc.strerror})") from None
+        return read_text(path, kind="document")
+    except FormatError as exc:
+        where = f"{exc.path}:{exc.line}" if exc.line else exc.path
+        raise UsageError(f"{where}: cannot read the guidelines ({exc.detail})") from None
 
 
 def default_document_format(config: Mapping[str, object]) -> str:

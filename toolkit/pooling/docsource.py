@@ -168,7 +168,7 @@ class FolderDocSource:
                 )
                 continue
             try:
-                text = read_text(real)
+                text = read_text(real, kind="document")
             except FormatError as exc:
                 out[doc_id] = failed(doc_id, str(exc))
                 continue
