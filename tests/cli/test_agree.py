@@ -250,7 +250,7 @@ def test_missing_file_and_bad_labels(tmp_path: Path) -> None:
     assert run(str(path), "--labels", "0,x") == (
         2,
         "",
-        "Error: --labels '0,x': expected comma-separated integer grades, e.g. 0,1,2,3\n",
+        "Error: --labels '0,x': 'x' is not an integer grade; expected comma-separated integer grades, e.g. 0,1,2,3\n",
     )
     assert run(str(path), "--labels", "0,1,1") == (
         2,

@@ -38,7 +38,7 @@ def cli(*args: str):
         ("alice\tq1\td1\t2\nalice\tq1\td1\t1\n", "bad.tsv:2: duplicate judgment by alice of (q1, d1); first on "
          "line 1 (keep one line per assessor and item)"),
         ("alice\tq1\td1\t2\nbob,x\tq1\td1\t1\n", "bad.tsv:2: invalid assessor name 'bob,x': use a non-empty name "
-         "without tabs, commas or newlines"),
+         "without tabs, commas, line breaks or other control characters"),
         ("alice\tq1\td1\t2\n\tq1\td1\t1\n", "bad.tsv:2: empty assessor (column 1); fill it in or delete the line"),
     ],
 )  # fmt: skip

@@ -52,6 +52,9 @@ def test_a_header_only_counts_as_the_first_data_line(tmp_path: Path) -> None:
     assert str(err.value) == f"{path}:2: expected an integer grade, 'skip' or 'unrateable', found 'grade'"
 
 
+#: Why a grade Python's int() reads is refused (toolkit.formats.numbers).
+HINT = " (grades are ASCII integers — digits with an optional sign — as trec_eval reads them)"
+
 TSV_ERRORS = [
     (
         "alice\tq1\td1\n",
@@ -75,11 +78,11 @@ TSV_ERRORS = [
     (
         "al,ice\tq1\td1\t2\n",
         1,
-        "invalid assessor name 'al,ice': use a non-empty name without tabs, commas or newlines",
+        "invalid assessor name 'al,ice': use a non-empty name without tabs, commas, line breaks or other control characters",
     ),
     ("alice\tq1\td1\thigh\n", 1, "expected an integer grade, 'skip' or 'unrateable', found 'high'"),
-    ("alice\tq1\td1\t1_0\n", 1, "expected an integer grade, 'skip' or 'unrateable', found '1_0'"),
-    ("alice\tq1\td1\t２\n", 1, "expected an integer grade, 'skip' or 'unrateable', found '２'"),
+    ("alice\tq1\td1\t1_0\n", 1, "expected an integer grade, 'skip' or 'unrateable', found '1_0'" + HINT),
+    ("alice\tq1\td1\t２\n", 1, "expected an integer grade, 'skip' or 'unrateable', found '２'" + HINT),
     ("alice\tq1\td1\t1.0\n", 1, "expected an integer grade, 'skip' or 'unrateable', found '1.0'"),
     (
         "alice\tq1\td1\t1\nbob\tq1\td1\t2\nalice\tq1\td1\tskip\n",
@@ -174,7 +177,7 @@ JSONL_ERRORS = [
     ('{"assessor": "a", "query_id": "q1", "doc_id": "d1", "grade": 1, "note": 5}\n',
      "expected a string or null note, found 5"),
     ('{"assessor": "a\\tb", "query_id": "q1", "doc_id": "d1", "grade": 1}\n',
-     "invalid assessor name 'a\\tb': use a non-empty name without tabs, commas or newlines"),
+     "invalid assessor name 'a\\tb': use a non-empty name without tabs, commas, line breaks or other control characters"),
 ]  # fmt: skip
 
 
@@ -262,7 +265,7 @@ GOLD_ERRORS = [
     ("q1\ta01\n", 1, "expected 3 columns (query_id doc_id grade), found 2"),
     ("q9\ta01\t2\n", 1, "unknown topic 'q9': not in this campaign"),
     ("q1\ta01\tx\n", 1, "expected an integer grade, found 'x'"),
-    ("q1\ta01\t1_0\n", 1, "expected an integer grade, found '1_0'"),
+    ("q1\ta01\t1_0\n", 1, "expected an integer grade, found '1_0'" + HINT),
     ("q1\ta01\t5\n", 1, "grade 5 is not on the campaign's scale (0, 1, 2, 3)"),
     ("q1\ta01\t1\n# c\nq1\ta01\t2\n", 3, "duplicate gold item (q1, a01)"),
 ]

@@ -25,13 +25,16 @@ NOTES = [
     'a comma, a "quote" and a backslash-n that is text: \\n',
     "back\\slash\\\\twice, ünïcödé ✓",
     None,
+    # what str.splitlines() breaks a line at, besides \n and \r: a reader that splits there loses the note
+    "line\u2028sep, para\u2029sep, NEL\x85, FS\x1c GS\x1d RS\x1e, VT\x0b FF\x0c — kept inside the note",
+    "a literal backslash-n \\n and backslash-backslash-n \\\\n and a trailing backslash\\",
 ]
 
 
 def judgments() -> list[Judgment]:
     out = []
     for i, note in enumerate(NOTES):
-        action = ("judge", "judge", "skip", "unrateable", "judge")[i]
+        action = ("judge", "judge", "skip", "unrateable", "judge", "judge", "skip")[i]
         out.append(
             Judgment(
                 assessor=("alice", "bob")[i % 2],
@@ -65,8 +68,8 @@ def test_csv_is_what_the_csv_module_reads() -> None:
     records = list(csv.DictReader(io.StringIO(text, newline="")))
     assert list(records[0]) == ["assessor", "query_id", "doc_id", "grade", "note", "duration_ms"]
     assert [r["note"] for r in records] == [n or "" for n in NOTES]
-    assert [r["grade"] for r in records] == ["0", "1", "skip", "unrateable", "4"]
-    assert [r["duration_ms"] for r in records] == ["7", "1007", "2007", "", "4007"]
+    assert [r["grade"] for r in records] == ["0", "1", "skip", "unrateable", "4", "5", "skip"]
+    assert [r["duration_ms"] for r in records] == ["7", "1007", "2007", "", "4007", "5007", "6007"]
 
 
 def test_tsv_keeps_one_line_per_judgment() -> None:

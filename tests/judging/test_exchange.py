@@ -10,6 +10,7 @@ import pytest
 from toolkit.errors import FormatError
 from toolkit.formats.judgments import format_judgments, format_log
 from toolkit.judging.exchange import import_judgments
+from toolkit.judging.records import Item
 from toolkit.judging.store import CampaignStore
 
 
@@ -68,7 +69,7 @@ def test_import_then_export_round_trip(tmp_path: Path, store: CampaignStore) -> 
         (
             "al,ice\tq1\td1\t2\n",
             1,
-            "invalid assessor name 'al,ice': use a non-empty name without tabs, commas or newlines",
+            "invalid assessor name 'al,ice': use a non-empty name without tabs, commas, line breaks or other control characters",
         ),
     ],
 )
@@ -110,3 +111,65 @@ def test_log_export(store: CampaignStore) -> None:
     assert (first[0], first[2:9]) == ("1", ["alice", "q1", "d1", "judge", "2", "tab\\there", "5"])
     second = lines[2].split("\t")
     assert (second[5], second[6], second[11]) == ("undo", "", "1")
+
+
+# --------------------------------------------------------------------------- pooled for another topic only
+
+
+def test_a_doc_pooled_for_another_topic_only_is_refused(tmp_path: Path, store: CampaignStore) -> None:
+    """d3 is pooled for 401 only (conftest POOL): a grade of (q1, d3) is a claim about an item nobody pooled,
+    so it is refused at its line — and nothing of the file is imported."""
+    path = write(tmp_path, "alice\tq1\td1\t2\nalice\tq1\td3\t1\n")
+    with pytest.raises(FormatError) as err:
+        import_judgments(store, path)
+    assert str(err.value) == (
+        f"{path}:2: document 'd3' was not pooled for topic 'q1' (only for 401); judge it in a round that pools "
+        "it for q1, or import it anyway with --allow-unpooled"
+    )
+    assert store.log() == []
+
+
+def test_allow_unpooled_imports_it(tmp_path: Path, store: CampaignStore) -> None:
+    path = write(tmp_path, "alice\tq1\td1\t2\nalice\tq1\td3\t1\n")
+    assert import_judgments(store, path, allow_unpooled=True) == 2
+    assert store.current("alice", "q1", "d3").grade == 1  # type: ignore[union-attr]
+
+
+def test_allow_unpooled_still_refuses_a_doc_the_campaign_never_saw(
+    tmp_path: Path, store: CampaignStore
+) -> None:
+    path = write(tmp_path, "alice\tq1\tzzz\t1\n")
+    with pytest.raises(FormatError) as err:
+        import_judgments(store, path, allow_unpooled=True)
+    assert str(err.value) == f"{path}:1: unknown document 'zzz': not in this campaign (pool it first)"
+
+
+def test_gold_items_count_as_pooled_for_their_topic(tmp_path: Path, make_campaign) -> None:
+    with CampaignStore.open(make_campaign(tmp_path / "g.sqlite")) as store:
+        store.add_assignments([Item("alice", "q1", "d3", 99, gold=True)], gold={("q1", "d3"): 2})
+        assert import_judgments(store, write(tmp_path, "alice\tq1\td3\t2\n")) == 1
+
+
+# --------------------------------------------------------------------------- notes survive export → import
+
+
+NOTES = [
+    "a literal backslash-n: \\n, backslash-t: \\t, two backslashes: \\\\, and one at the end\\",
+    "real breaks\nand\ttabs\r\nand a CR\r alone",
+    'commas, "quotes", U+2028\u2028 U+2029\u2029 NEL\x85 FS\x1c — all inside',
+]
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("tsv", "x.tsv"), ("csv", "x.csv"), ("jsonl", "x.jsonl")])
+def test_notes_survive_export_then_import_in_every_format(
+    tmp_path: Path, make_campaign, fmt: str, name: str
+) -> None:
+    with CampaignStore.open(make_campaign(tmp_path / "a.sqlite")) as source:
+        for note, (query_id, doc_id) in zip(NOTES, [("q1", "d1"), ("q1", "d2"), ("401", "d3")], strict=True):
+            source.record("alice", query_id, doc_id, grade=1, note=note)
+        exported = format_judgments(source.current_judgments(), fmt)
+    path = tmp_path / name
+    path.write_text(exported, encoding="utf-8")
+    with CampaignStore.open(make_campaign(tmp_path / "b.sqlite")) as target:
+        assert import_judgments(target, path) == 3
+        assert sorted(j.note or "" for j in target.current_judgments()) == sorted(NOTES)

@@ -209,7 +209,19 @@ def load_judgments(
             f"cannot use {_describe(source)} as judgments: its items are not (assessor, query_id, doc_id, "
             f"grade) tuples or Judgment records; pass {JUDGMENTS_KINDS}"
         ) from None
+    _check_items(ratings)
     return Judgments(tuple(ratings))
+
+
+def _check_items(ratings: Sequence[Rating]) -> None:
+    """Names and grades from Python objects meet the judgments file's rules (``<iterable>:ITEM: …``)."""
+    from toolkit.errors import FormatError
+    from toolkit.formats.judgments import assessor_problem, grade_problem
+
+    for number, rating in enumerate(ratings, start=1):
+        problem = assessor_problem(rating.assessor) or grade_problem(str(rating.grade))
+        if problem:
+            raise FormatError("<iterable>", number, problem)
 
 
 def _from_campaign(location: Any, include_gold: bool) -> Judgments:

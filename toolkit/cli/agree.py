@@ -14,12 +14,21 @@ def parse_labels(text: str | None) -> list[int] | None:
     """``0,1,2,3`` → [0, 1, 2, 3]; the order given does not matter, repeats are an error."""
     if text is None:
         return None
-    try:
-        labels = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise UsageError(
-            f"--labels {text!r}: expected comma-separated integer grades, e.g. 0,1,2,3"
-        ) from None
+    from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
+
+    labels = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            labels.append(parse_grade(part))
+        except NumberRangeError as exc:
+            raise UsageError(f"--labels {text!r}: {part!r} is {exc.reason}") from None
+        except NumberError:
+            raise UsageError(
+                f"--labels {text!r}: {part!r} is not an integer grade{grade_hint(part)}; expected comma-separated "
+                "integer grades, e.g. 0,1,2,3"
+            ) from None
     if not labels:
         raise UsageError("--labels is empty: expected comma-separated integer grades, e.g. 0,1,2,3")
     if len(set(labels)) != len(labels):

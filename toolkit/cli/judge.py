@@ -60,6 +60,7 @@ def command(
       trec-toolkit judge judging/example.sqlite --assessor alice --serve --port 8001
       trec-toolkit judge judging/example.sqlite --progress        # the organiser's view
     """
+    from toolkit.formats.judgments import assessor_problem
     from toolkit.judging.guidelines import default_document_format, read_guidelines
     from toolkit.judging.session import assessor_queue
     from toolkit.judging.store import CampaignStore, campaign_label
@@ -74,6 +75,9 @@ def command(
         return click.get_current_context().invoke(progress, campaign=campaign, **serving)
     if not assessor:
         raise UsageError("judge: pass --assessor NAME (or --progress for the organiser's screen)")
+    problem = assessor_problem(assessor)
+    if problem:
+        raise UsageError(f"--assessor: {problem}")
     with CampaignStore.open(campaign) as store:
         assessor_queue(store, assessor)  # "no items" now, not in a browser tab later
         keymap = load_keymap(sorted(store.grades()), config=workspace.config, keys_file=keys_file)

@@ -58,12 +58,18 @@ def export_command(
 @group.command("import")
 @click.argument("campaign", type=CAMPAIGN)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def import_command(campaign: str | Path, file: Path) -> None:
+@click.option(
+    "--allow-unpooled",
+    is_flag=True,
+    help="Also import grades of documents the campaign pooled for another topic only.",
+)
+def import_command(campaign: str | Path, file: Path, allow_unpooled: bool) -> None:
     """Append judgments from FILE (TSV assessor, query_id, doc_id, grade[, note]; CSV; JSONL) to CAMPAIGN.
 
     FILE is what `judgments export` writes, in any of its formats. Every line is checked first — unknown
-    topics, unknown documents and grades off the campaign's scale are reported as FILE:LINE errors — and
-    nothing is imported unless the whole file is clean.
+    topics, unknown documents, documents pooled for another topic only (unless --allow-unpooled) and
+    grades off the campaign's scale are reported as FILE:LINE errors — and nothing is imported unless
+    the whole file is clean.
 
     \b
     Example:
@@ -73,5 +79,5 @@ def import_command(campaign: str | Path, file: Path) -> None:
     from toolkit.judging.store import CampaignStore
 
     with CampaignStore.open(campaign) as store:
-        count = import_judgments(store, file)
+        count = import_judgments(store, file, allow_unpooled=allow_unpooled)
     click.echo(f"Imported {count} judgments into {campaign}")

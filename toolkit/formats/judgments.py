@@ -34,12 +34,14 @@ import io
 import itertools
 import json
 import re
+import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
 from toolkit.formats.textfile import iter_data_lines, iter_text_lines, split_lines
 
 if TYPE_CHECKING:
@@ -61,8 +63,12 @@ EXPECTED_TSV = "assessor<TAB>query_id<TAB>doc_id<TAB>grade"
 EXPECTED_CSV = "assessor,query_id,doc_id,grade"
 EXPECTED_JSONL = "one JSON object per line with assessor, query_id, doc_id and grade"
 
-#: ASCII decimal integers only (DESIGN §5): Python's ``int()`` would also take ``1_0`` and full-width digits.
-_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+#: Unicode categories no assessor name may hold: controls (C0, DEL, C1), format characters (zero-width,
+#: bidi overrides, the BOM, the soft hyphen), line and paragraph separators.
+_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+#: What the TSV, CSV and ``--assessors`` use as separators, refused besides.
+_NAME_SEPARATORS = frozenset("\t,")
+NAME_RULE = "use a non-empty name without tabs, commas, line breaks or other control characters"
 
 
 @dataclass(frozen=True)
@@ -83,16 +89,37 @@ class JudgmentRow:
 def assessor_problem(name: str) -> str | None:
     """Why ``name`` cannot be an assessor name, or None.
 
-    Names end up in TSV columns and manifests: no blanks around them, no tabs, commas or newlines.
+    Names end up in TSV and CSV columns, JSON, manifests and on the terminal: a name must read back as
+    itself from every export and print as what it is. So no blanks around it, no tab or comma (the
+    separators), and no character of the Unicode categories Cc, Cf, Zl or Zp — C0 and C1 controls (NUL,
+    ESC, NEL …), line and paragraph separators (U+2028, U+2029), zero-width and bidi format characters.
     """
-    if not name or name != name.strip() or any(c in name for c in "\t\n\r,"):
-        return f"invalid assessor name {name!r}: use a non-empty name without tabs, commas or newlines"
+    if (
+        not name
+        or name != name.strip()
+        or any(c in _NAME_SEPARATORS or unicodedata.category(c) in _NAME_CATEGORIES for c in name)
+    ):
+        return f"invalid assessor name {name!r}: {NAME_RULE}"
     return None
 
 
 def parse_integer(text: str) -> int | None:
-    """An ASCII decimal integer, or None when ``text`` is not one."""
-    return int(text) if _INTEGER.fullmatch(text) else None
+    """An ASCII decimal integer within 64 bits, or None when ``text`` is not one (``parse_grade``'s rule)."""
+    try:
+        return parse_grade(text)
+    except NumberError:
+        return None
+
+
+def grade_problem(token: str) -> str | None:
+    """Why the grade ``token`` is no grade (None when it is one): not an ASCII integer, or out of 64 bits."""
+    try:
+        parse_grade(token)
+    except NumberRangeError as exc:
+        return f"grade {token} is {exc.reason}"
+    except NumberError:
+        return f"expected an integer grade, 'skip' or 'unrateable', found {token!r}{grade_hint(token)}"
+    return None
 
 
 def is_jsonl(path: str | Path, text: str) -> bool:
@@ -192,9 +219,7 @@ def _checked(
             raise FormatError(path, number, f"unknown topic {row.query_id!r}: not in this campaign")
         if row.action == "judge":
             if row.grade is None:
-                raise FormatError(
-                    path, number, f"expected an integer grade, 'skip' or 'unrateable', found {found}"
-                )
+                raise FormatError(path, number, found)
             if allowed is not None and row.grade not in allowed:
                 shown = ", ".join(str(g) for g in sorted(allowed))
                 raise FormatError(path, number, f"grade {row.grade} is not on {scale_name} ({shown})")
@@ -273,7 +298,7 @@ def _csv_lines(path: str | Path, lines: Lines) -> Iterator[tuple[int, list[str]]
 def _table_rows(
     path: str | Path, lines: Iterable[tuple[int, list[str]]], layout: str
 ) -> Iterator[tuple[JudgmentRow, str]]:
-    """Rows of a TSV or CSV file; an unparsable grade comes back as None with its text (for the error).
+    """Rows of a TSV or CSV file; an unparsable grade comes back as None with why (for the error).
 
     The columns after ``grade`` are what a header names there (``note``, ``duration_ms``, ``time`` are read,
     others ignored); without a header, or with a header of just the four, a fifth column is the note.
@@ -311,11 +336,12 @@ def _table_rows(
         word = grade_text.lower()
         if word in NON_GRADES:
             row = JudgmentRow(number, assessor, query_id, doc_id, None, word, note, duration, time)
-            yield row, grade_text
+            yield row, ""
         else:
-            grade = parse_integer(grade_text)
+            problem = grade_problem(grade_text)
+            grade = None if problem else parse_grade(grade_text)
             row = JudgmentRow(number, assessor, query_id, doc_id, grade, "judge", note, duration, time)
-            yield row, repr(grade_text)
+            yield row, problem or ""
 
 
 def _duration(path: str | Path, number: int, text: str) -> int | None:
@@ -377,7 +403,10 @@ def _record_row(path: str | Path, number: int, record: dict[str, Any]) -> tuple[
         raise FormatError(
             path, number, f"a {action} carries no grade (found {_shown(grade)}); set grade to null"
         )
-    valid = isinstance(grade, int) and not isinstance(grade, bool)
+    if isinstance(grade, int) and not isinstance(grade, bool):
+        problem = grade_problem(str(grade)) or ""  # an integer outside 64 bits
+    else:
+        problem = f"expected an integer grade, 'skip' or 'unrateable', found {_shown(grade)}"
     note = record.get("note")
     if note is not None and not isinstance(note, str):
         raise FormatError(path, number, f"expected a string or null note, found {_shown(note)}")
@@ -396,13 +425,13 @@ def _record_row(path: str | Path, number: int, record: dict[str, Any]) -> tuple[
         record["assessor"].strip(),
         record["query_id"].strip(),
         record["doc_id"].strip(),
-        grade if valid else None,
+        None if problem else grade,
         action,
         (note.strip() or None) if note is not None else None,
         duration,
         time or None,
     )
-    return row, _shown(grade)
+    return row, problem
 
 
 def _shown(value: Any) -> str:
@@ -425,9 +454,14 @@ def iter_gold_rows(
         query_id, doc_id, grade_text = parts
         if topics is not None and query_id not in topics:
             raise FormatError(path, number, f"unknown topic {query_id!r}: not in this campaign")
-        grade = parse_integer(grade_text)
-        if grade is None:
-            raise FormatError(path, number, f"expected an integer grade, found {grade_text!r}")
+        try:
+            grade = parse_grade(grade_text)
+        except NumberRangeError as exc:
+            raise FormatError(path, number, f"grade {grade_text} is {exc.reason}") from None
+        except NumberError:
+            raise FormatError(
+                path, number, f"expected an integer grade, found {grade_text!r}{grade_hint(grade_text)}"
+            ) from None
         if scale is not None and grade not in scale:
             allowed = ", ".join(str(g) for g in sorted(scale))
             raise FormatError(path, number, f"grade {grade} is not on the campaign's scale ({allowed})")

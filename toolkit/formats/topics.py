@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.numbers import NumberError, parse_grade
 from toolkit.formats.textfile import decode_text, iter_text_lines, read_bytes
 from toolkit.model import (
     CLASS_MEASURES,
@@ -228,9 +229,11 @@ def _grades(path: str | Path, raw: Any) -> dict[int, str]:
     grades: dict[int, str] = {}
     for key, value in raw.items():
         try:
-            grades[int(key)] = str(value)
-        except ValueError:
-            raise FormatError(path, None, f"[grades] key {key!r} is not an integer grade") from None
+            grades[parse_grade(str(key))] = str(value)
+        except NumberError as exc:
+            raise FormatError(
+                path, None, f"[grades] key {key!r} is not an integer grade ({exc.reason})"
+            ) from None
     return dict(sorted(grades.items()))
 
 

@@ -111,9 +111,14 @@ def parse_overlap(text: str) -> Overlap:
     return value
 
 
+#: What is trimmed off a name: blanks only. Python's ``str.strip()`` would also take U+2028, NEL or FS for
+#: blanks and silently make ``bob\u2028`` into ``bob``; such a name is refused instead (``check_assessor``).
+_BLANKS = " "
+
+
 def parse_assessors(text: str) -> list[str]:
-    """``"alice, Bob"`` → ``["alice", "Bob"]``: split on commas, each name trimmed, empty ones dropped."""
-    return [name.strip() for name in text.split(",") if name.strip()]
+    """``"alice, Bob"`` → ``["alice", "Bob"]``: split on commas, each name trimmed of blanks, empty ones dropped."""
+    return [name.strip(_BLANKS) for name in text.split(",") if name.strip(_BLANKS)]
 
 
 def _name_key(name: str) -> str:
@@ -123,7 +128,7 @@ def _name_key(name: str) -> str:
 def check_names(assessors: Iterable[str], known: Iterable[str]) -> list[str]:
     """Trim and check the names; warn about one that differs from another (named or already in the
     campaign) only by case or blanks — names are matched exactly, so that would be a second person."""
-    names = [check_assessor(a.strip()) for a in assessors if a.strip()]
+    names = [check_assessor(a.strip(_BLANKS)) for a in assessors if a.strip(_BLANKS)]
     if not names:
         raise UsageError("--assessors: name at least one assessor")
     if len(set(names)) != len(names):
