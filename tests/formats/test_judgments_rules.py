@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import FormatError
-from toolkit.formats.judgments import assessor_problem, iter_gold_rows, read_judgment_rows
+from toolkit.formats.judgments import iter_gold_rows, read_judgment_rows
+from toolkit.formats.names import assessor_problem
 from toolkit.formats.topics import read_topics
 
 INT64_MAX = 2**63 - 1  # LONG_MAX on LP64 (C11 §5.2.4.2.1 minimum is 2**31 - 1; glibc x86-64 uses 2**63 - 1)

@@ -216,7 +216,8 @@ def load_judgments(
 def _check_items(ratings: Sequence[Rating]) -> None:
     """Names and grades from Python objects meet the judgments file's rules (``<iterable>:ITEM: …``)."""
     from toolkit.errors import FormatError
-    from toolkit.formats.judgments import assessor_problem, grade_problem
+    from toolkit.formats.judgments import grade_problem
+    from toolkit.formats.names import assessor_problem
 
     for number, rating in enumerate(ratings, start=1):
         problem = assessor_problem(rating.assessor) or grade_problem(str(rating.grade))

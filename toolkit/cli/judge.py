@@ -60,7 +60,7 @@ def command(
       trec-toolkit judge judging/example.sqlite --assessor alice --serve --port 8001
       trec-toolkit judge judging/example.sqlite --progress        # the organiser's view
     """
-    from toolkit.formats.judgments import assessor_problem
+    from toolkit.formats.names import assessor_problem
     from toolkit.judging.guidelines import default_document_format, read_guidelines
     from toolkit.judging.session import assessor_queue
     from toolkit.judging.store import CampaignStore, campaign_label

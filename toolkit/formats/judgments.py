@@ -34,13 +34,13 @@ import io
 import itertools
 import json
 import re
-import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.names import assessor_problem
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
 from toolkit.formats.textfile import iter_data_lines, iter_text_lines, split_lines
 
@@ -63,13 +63,6 @@ EXPECTED_TSV = "assessor<TAB>query_id<TAB>doc_id<TAB>grade"
 EXPECTED_CSV = "assessor,query_id,doc_id,grade"
 EXPECTED_JSONL = "one JSON object per line with assessor, query_id, doc_id and grade"
 
-#: Unicode categories no assessor name may hold: controls (C0, DEL, C1), format characters (zero-width,
-#: bidi overrides, the BOM, the soft hyphen), line and paragraph separators.
-_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
-#: What the TSV, CSV and ``--assessors`` use as separators, refused besides.
-_NAME_SEPARATORS = frozenset("\t,")
-NAME_RULE = "use a non-empty name without tabs, commas, line breaks or other control characters"
-
 
 @dataclass(frozen=True)
 class JudgmentRow:
@@ -84,23 +77,6 @@ class JudgmentRow:
     note: str | None = None
     duration_ms: int | None = None
     time: str | None = None
-
-
-def assessor_problem(name: str) -> str | None:
-    """Why ``name`` cannot be an assessor name, or None.
-
-    Names end up in TSV and CSV columns, JSON, manifests and on the terminal: a name must read back as
-    itself from every export and print as what it is. So no blanks around it, no tab or comma (the
-    separators), and no character of the Unicode categories Cc, Cf, Zl or Zp — C0 and C1 controls (NUL,
-    ESC, NEL …), line and paragraph separators (U+2028, U+2029), zero-width and bidi format characters.
-    """
-    if (
-        not name
-        or name != name.strip()
-        or any(c in _NAME_SEPARATORS or unicodedata.category(c) in _NAME_CATEGORIES for c in name)
-    ):
-        return f"invalid assessor name {name!r}: {NAME_RULE}"
-    return None
 
 
 def parse_integer(text: str) -> int | None:

@@ -10,7 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from toolkit.errors import StoreError
-from toolkit.formats.judgments import assessor_problem
+from toolkit.formats.names import assessor_problem
 
 #: What an assessor can decide about an item. Only ``judge`` carries a grade: a skip or an unrateable is never
 #: a grade, so exports and agreement can never turn one into a 0 by accident.
