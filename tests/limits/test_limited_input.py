@@ -45,14 +45,27 @@ def oracle(data: bytes, max_line: int, max_total: int) -> tuple[str, int] | None
     return None
 
 
-def read_all(data: bytes, *, max_line: int, max_total: int, sizes: list[int], gz: bool) -> None:
+def read_all(data: bytes, *, max_line: int, max_total: int, sizes: list[int], gz: bool, into: bool) -> bytes:
+    """Read ``data`` (gzipped or not) through ``open_input`` in reads of ``sizes`` bytes, by ``read`` or by
+    ``readinto`` a reused buffer at an offset — how a column reader fills its blocks; returns what came out."""
     raw = gzip.compress(data) if gz else data
     stream = open_input(
         "<test>", stream=io.BufferedReader(io.BytesIO(raw)), limits=InputLimits(max_total, max_line)
     )
+    out = bytearray()
+    buffer = bytearray(100)
     i = 0
-    while stream.read(sizes[i % len(sizes)]):
+    while True:
+        size = sizes[i % len(sizes)]
         i += 1
+        if into:
+            got = stream.readinto(memoryview(buffer)[3 : 3 + size])
+            chunk = bytes(buffer[3 : 3 + got])
+        else:
+            chunk = stream.read(size)
+        if not chunk:
+            return bytes(out)
+        out += chunk
 
 
 @settings(max_examples=400, deadline=None)
@@ -63,19 +76,40 @@ def read_all(data: bytes, *, max_line: int, max_total: int, sizes: list[int], gz
     max_total=st.integers(1, 600),
     sizes=st.lists(st.integers(1, 70), min_size=1, max_size=5),
     gz=st.booleans(),
+    into=st.booleans(),
 )
 def test_limits_agree_with_the_oracle(
-    lines: list[int], final_newline: bool, max_line: int, max_total: int, sizes: list[int], gz: bool
+    lines: list[int],
+    final_newline: bool,
+    max_line: int,
+    max_total: int,
+    sizes: list[int],
+    gz: bool,
+    into: bool,
 ) -> None:
     data = b"\n".join(b"x" * n for n in lines) + (b"\n" if final_newline and lines else b"")
     expected = oracle(data, max_line, max_total)
     try:
-        read_all(data, max_line=max_line, max_total=max_total, sizes=sizes, gz=gz)
+        got = read_all(data, max_line=max_line, max_total=max_total, sizes=sizes, gz=gz, into=into)
     except FormatError as exc:
         kind = "line" if "the limit for one line" in exc.detail else "total"
         assert (kind, exc.line) == expected
     else:
         assert expected is None
+        assert got == data
+
+
+def test_readinto_finds_far_newlines_in_a_memoryview() -> None:
+    """A memoryview is searched in its last 4 KiB first, then whole: a newline 10 KB before the end counts."""
+    data = b"x\n" + b"a" * 10_000  # the only newline is far from the end of the window
+    for limit, ok in [(12_000, True), (10_000, True), (9_999, False)]:
+        stream = LimitedInput(io.BytesIO(data), "<x>", max_total=1 << 20, max_line=limit)
+        buffer = bytearray(len(data))
+        if ok:
+            assert stream.readinto(memoryview(buffer)) == len(data) and bytes(buffer) == data
+        else:
+            with pytest.raises(FormatError, match=r"<x>:2: line longer than 9999 bytes"):
+                stream.readinto(memoryview(buffer))
 
 
 def test_a_line_of_exactly_the_limit_is_read(tmp_path: Path) -> None:

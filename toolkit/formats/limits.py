@@ -18,6 +18,16 @@ The limits are read from the environment at each open (values in bytes, or with 
 ``4 MiB``, ``32GiB``). A line-reading reader then holds at most a block and one line at a time; a reader that
 parses a whole document (TOML, XML, JSON) holds at most the decompressed size.
 
+How a reader uses it — a line reader through ``toolkit.formats.textfile`` (``iter_text_lines``,
+``iter_byte_blocks``, ``read_bytes``), a column reader directly::
+
+    with open_input(path) as stream:          # or open_input("<stdin>", stream=sys.stdin.buffer)
+        while got := stream.readinto(view):   # into a reused buffer; or stream.read(n)
+            ...
+
+A ``FormatError`` from the stream is the answer for the user, not a reason to fall back to another reader:
+the other reader would stop at the same byte.
+
 The line check costs a few ``rfind`` calls per megabyte — it jumps from line start to line start a whole
 line limit at a time — so a column reader (pyarrow) can read through ``LimitedInput`` at full speed. The line
 number of an error is counted only when there is one: by reading a regular file again up to the offset, or,
@@ -217,7 +227,7 @@ class LimitedInput(io.RawIOBase):
 
     def __init__(
         self,
-        source: IO[bytes],
+        source: Any,
         name: str,
         *,
         owned: IO[bytes] | None = None,
@@ -247,9 +257,14 @@ class LimitedInput(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        size = len(data)
-        memoryview(buffer).cast("B")[:size] = data
+        """Read into the caller's buffer (a column reader's reused one: no fresh memory per block), checked."""
+        view = memoryview(buffer).cast("B")
+        try:
+            size = self._source.readinto(view) or 0
+        except (OSError, EOFError, zlib.error) as exc:
+            raise self._read_error(exc) from None
+        if size:
+            self._check(view[:size])
         return size
 
     def read(self, size: int | None = -1) -> bytes:
@@ -286,7 +301,7 @@ class LimitedInput(io.RawIOBase):
 
     # ------------------------------------------------------------------ the checks
 
-    def _check(self, data: bytes) -> None:
+    def _check(self, data: bytes | memoryview) -> None:
         base = self._total
         allowed = self.max_total - base
         within = data if len(data) <= allowed else data[:allowed]
@@ -294,12 +309,12 @@ class LimitedInput(io.RawIOBase):
         if len(data) > allowed:
             raise self._limit_error(self.max_total, data, base)
         if self._newlines is not None:
-            self._newlines += data.count(b"\n")
+            self._newlines += _count_newlines(data, 0, len(data))
         if self._digest is not None:
             self._digest.update(data)
         self._total = base + len(data)
 
-    def _check_lines(self, data: bytes, base: int) -> None:
+    def _check_lines(self, data: bytes | memoryview, base: int) -> None:
         """No line longer than ``max_line``: jump from a line start to the last newline within reach.
 
         Every line that starts in ``[s, q]`` and ends at or before the last newline ``q`` within ``max_line``
@@ -313,7 +328,7 @@ class LimitedInput(io.RawIOBase):
             reach = start + limit + 1  # the newline must come before this offset
             low = max(start - base, 0)
             high = min(reach, end) - base
-            newline = data.rfind(b"\n", low, high) if high > low else -1
+            newline = _rfind_newline(data, low, high) if high > low else -1
             if newline >= 0:
                 start = base + newline + 1
                 continue
@@ -324,10 +339,10 @@ class LimitedInput(io.RawIOBase):
 
     # ------------------------------------------------------------------ errors
 
-    def _line_at(self, offset: int, data: bytes, base: int) -> int | None:
+    def _line_at(self, offset: int, data: bytes | memoryview, base: int) -> int | None:
         """The 1-based line holding byte ``offset`` (``data`` is the chunk that starts at ``base``)."""
         if self._newlines is not None:
-            before = data.count(b"\n", 0, max(offset - base, 0))
+            before = _count_newlines(data, 0, max(offset - base, 0))
             return self._newlines + before + 1
         if self._reopen is None:
             return None
@@ -345,7 +360,7 @@ class LimitedInput(io.RawIOBase):
             return None
         return count + 1
 
-    def _line_error(self, start: int, data: bytes, base: int) -> FormatError:
+    def _line_error(self, start: int, data: bytes | memoryview, base: int) -> FormatError:
         line = self._line_at(start, data, base)
         if self._kind == "data":
             what, env = "line", MAX_LINE_ENV
@@ -359,7 +374,7 @@ class LimitedInput(io.RawIOBase):
             f"file, or raise the limit (e.g. {_setting(env, self.max_line * 4)})",
         )
 
-    def _limit_error(self, offset: int, data: bytes, base: int) -> FormatError:
+    def _limit_error(self, offset: int, data: bytes | memoryview, base: int) -> FormatError:
         line = self._line_at(offset, data, base)
         size = format_size(self.max_total)
         if self._kind == "document":
@@ -385,3 +400,26 @@ class LimitedInput(io.RawIOBase):
             return FormatError(self.name, None, f"corrupt gzip data ({exc}); re-create the file")
         strerror = getattr(exc, "strerror", None) or str(exc)
         return FormatError(self.name, None, f"cannot read file ({strerror}); check its permissions")
+
+
+#: How far back from the end of a window the newline is looked for first, in a memoryview (short lines: it is
+#: there), before the whole window is copied to search it.
+_TAIL = 4096
+
+
+def _rfind_newline(data: bytes | memoryview, low: int, high: int) -> int:
+    """``data.rfind(b"\\n", low, high)``, also for a memoryview (which has no ``rfind``): the tail first."""
+    if not isinstance(data, memoryview):
+        return data.rfind(b"\n", low, high)
+    tail = max(low, high - _TAIL)
+    found = bytes(data[tail:high]).rfind(b"\n")
+    if found >= 0 or tail == low:
+        return tail + found if found >= 0 else -1
+    found = bytes(data[low:tail]).rfind(b"\n")
+    return low + found if found >= 0 else -1
+
+
+def _count_newlines(data: bytes | memoryview, low: int, high: int) -> int:
+    if isinstance(data, memoryview):
+        return bytes(data[low:high]).count(b"\n")
+    return data.count(b"\n", low, high)
