@@ -79,20 +79,37 @@ def trec_eval(options: Options) -> TrecEvalResult:
     The column-wise path (``toolkit.treceval.fast``) answers whenever it can vouch for trec_eval's result;
     everything else goes through the reference loop below.
     """
-    import sys
-
     from toolkit.treceval.fast import fast_trec_eval
 
-    stdin = sys.stdin.buffer.read() if options.run == "-" else None  # read once, for either path
-    result = fast_trec_eval(options, run_data=stdin)
-    if result is not None:
-        return result
     try:
+        # standard input read once, for either path, as a file is read: gunzipped, within the input limits
+        stdin = _read_stdin(options) if options.run == "-" else None
+        result = fast_trec_eval(options, run_data=stdin)
+        if result is not None:
+            return result
         qrels = read_qrels_as_trec_eval(options.qrels)
         run = read_run_as_trec_eval(options.run, data=stdin)
     except FormatError as exc:
         raise TrecEvalError(str(exc), exit_code=2) from None
     return evaluate(options, qrels, run)
+
+
+def _read_stdin(options: Options) -> bytes:
+    """Standard input's bytes, read as a file is read: gunzipped, within the input limits.
+
+    trec_eval reads the qrels before the run, so when standard input cannot be read, an error in the qrels is
+    the one to report.
+    """
+    import sys
+
+    from toolkit.formats.textfile import read_bytes
+
+    try:
+        return read_bytes("<stdin>", stream=sys.stdin.buffer)
+    except FormatError:
+        if options.qrels != "-":
+            read_qrels_as_trec_eval(options.qrels)
+        raise
 
 
 def evaluate(options: Options, qrels: TrecEvalQrels, run: TrecEvalRun) -> TrecEvalResult:

@@ -14,6 +14,8 @@ values per topic, totals added topic by topic in that order.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from toolkit.treceval.measures.base import NOTHING, RUNID, STRING
@@ -46,11 +48,12 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
         return None
     if options.qrels == "-" or not options.qrels:
         return None
-    try:
-        raw_qrels = read_bytes(options.qrels)
-    except Exception:  # noqa: BLE001 - the reference path reports unreadable files
-        return None
-    qrels = read_judgment_columns(options.qrels, data=raw_qrels, binary=True)
+    # Read as the reference loop reads them, in trec_eval's order (qrels, then run): the files named by the
+    # bytes given (options hold them one character per byte), and an unreadable file or a limit passed is the
+    # same FormatError it raises (``trec_eval`` turns it into trec_eval's exit code).
+    qrels_path = Path(os.fsdecode(options.qrels.encode("latin-1")))
+    raw_qrels = read_bytes(qrels_path)
+    qrels = read_judgment_columns(qrels_path, data=raw_qrels, binary=True)
     if qrels is None or qrels.clash or len(qrels.grades) != _lines(raw_qrels):
         return None  # blank or comment lines: trec_eval reads them its own way
     if len(qrels.grades) and int(qrels.grades.max()) >= MAX_LEVELS:
@@ -58,7 +61,10 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
     del raw_qrels
     if options.run == "-" and run_data is None:
         return None
-    fast = read_ranked(options.run, data=run_data if options.run == "-" else None, binary=True)
+    if options.run == "-":
+        fast = read_ranked("<stdin>", data=run_data, binary=True)
+    else:
+        fast = read_ranked(Path(os.fsdecode(options.run.encode("latin-1"))), binary=True)
     if fast is None:
         return None
     run, _first, last = fast
