@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numbers
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -109,21 +110,21 @@ def agree(
 
     ratings = normalise(judgments)
     resolved = resolve_labels(ratings, labels)
-    by_item: dict[Item, dict[str, int]] = {}
+    grouped: dict[Item, dict[str, int]] = {}
     for r in ratings:
-        by_item.setdefault((r.query_id, r.doc_id), {})[r.assessor] = r.grade
+        grouped.setdefault((r.query_id, r.doc_id), {})[r.assessor] = r.grade
+    # Items in natural order once, for every pair (sorting per pair cost a third of the time at scale).
+    keys = {q: natural_key(q) for q, _ in grouped} | {d: natural_key(d) for _, d in grouped}
+    by_item = {it: grouped[it] for it in sorted(grouped, key=lambda it: (keys[it[0]], keys[it[1]]))}
     assessors = tuple(sorted({r.assessor for r in ratings}, key=natural_key))
     pairs = tuple(
         pair_agreement(a, b, by_item, resolved, seed=seed, bootstrap=bootstrap)
         for i, a in enumerate(assessors)
         for b in assessors[i + 1 :]
     )
+    counts = Counter((r.assessor, r.grade) for r in ratings)
     distributions = tuple(
-        GradeDistribution(
-            a,
-            sum(1 for r in ratings if r.assessor == a),
-            tuple(sum(1 for r in ratings if r.assessor == a and r.grade == g) for g in resolved),
-        )
+        GradeDistribution(a, sum(counts[(a, g)] for g in resolved), tuple(counts[(a, g)] for g in resolved))
         for a in assessors
     )
     return AgreementResult(
@@ -172,13 +173,11 @@ def pair_agreement(
     seed: int,
     bootstrap: int,
 ) -> PairAgreement:
-    """All pairwise statistics of assessors ``a`` and ``b`` on the items both judged."""
+    """All pairwise statistics of assessors ``a`` and ``b`` on the items both judged (``by_item`` in natural
+    order: topic, then doc id)."""
     import numpy as np
 
-    shared = sorted(
-        (item for item, by in by_item.items() if a in by and b in by),
-        key=lambda it: (natural_key(it[0]), natural_key(it[1])),
-    )
+    shared = [item for item, by in by_item.items() if a in by and b in by]  # by_item is in natural order
     grades = [(by_item[item][a], by_item[item][b]) for item in shared]
     table = kappa_mod.contingency(grades, labels)
     by_topic: dict[str, list[tuple[int, int]]] = {}

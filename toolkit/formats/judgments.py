@@ -185,10 +185,14 @@ def _checked(
     allowed = set(scale) if scale is not None else None
     known = set(topics) if topics is not None else None
     seen: dict[tuple[str, str, str], int] = {}
+    names: dict[str, str | None] = {}
     count = 0
     for row, found in rows:
         number = row.line
-        problem = assessor_problem(row.assessor)
+        if row.assessor in names:  # a file has a handful of assessors and many lines: check each name once
+            problem = names[row.assessor]
+        else:
+            problem = names[row.assessor] = assessor_problem(row.assessor)
         if problem:
             raise FormatError(path, number, problem)
         if known is not None and row.query_id not in known:
