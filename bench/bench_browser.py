@@ -89,7 +89,11 @@ def measure(url: str, keys: int) -> tuple[list[float], float]:
 
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, viewport={"width": 1400, "height": 900}
+            profile,
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1400, "height": 900},
         )
         page = context.pages[0] if context.pages else context.new_page()
         page.add_init_script(PAGE_SCRIPT)
@@ -125,7 +129,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"built a {args.items}-item campaign in {time.perf_counter() - t:.1f} s", file=sys.stderr)
         port = free_port()
         server = subprocess.Popen(
-            [str(script), "judge", str(path), "--assessor", "alice", "--hide-times", "--serve", "--port", str(port)],
+            [
+                str(script),
+                "judge",
+                str(path),
+                "--assessor",
+                "alice",
+                "--hide-times",
+                "--serve",
+                "--port",
+                str(port),
+            ],
             cwd=tmp,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -151,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         f"key → next document painted in the browser over {len(latencies)} keys: median "
         f"{statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms"
     )
-    print(f"load average while measuring: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
+    print(
+        f"load average while measuring: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)"
+    )
     return 0
 
 

@@ -125,3 +125,43 @@ def test_sessions_split_at_a_long_pause() -> None:
         SessionSpan("alice", "2024-05-01T09:59:55Z", "2024-05-01T10:00:10.000000Z", 2, 15.0, 6000),
         SessionSpan("alice", "2024-05-01T10:44:49Z", "2024-05-01T10:45:30.000000Z", 1, 41.0, 1000),
     ]
+
+
+def test_the_report_reads_once_and_agrees_with_each_view_read_alone(tmp_path: Path, make_campaign) -> None:
+    """The organiser's report shares one read of the log and the queues among its views; each view read on
+    its own (the slow path) must say the same, on a campaign with skips, undos, notes, gold, an assessor
+    who also adjudicates, and an assessor with nothing yet."""
+    import random
+
+    from toolkit.judging.disagreements import disagreements
+    from toolkit.judging.progress import pool_status, progress, sessions
+    from toolkit.judging.queue import stale_items
+
+    pool = [(q, f"d{i}") for q in ("q1", "401") for i in range(12)]
+    path = make_campaign(tmp_path / "c.sqlite", pool=pool, assessors=("alice", "bob", "carol"))
+    rng = random.Random(5)
+    with CampaignStore.open(path) as store:
+        store.add_assignments([], gold={("q1", "d0"): 2})
+        for step in range(150):
+            who = rng.choice(("alice", "bob"))
+            q, d = rng.choice(pool)
+            roll = rng.random()
+            if roll < 0.1:
+                store.undo(who)
+            elif roll < 0.2:
+                store.record(who, q, d, action=rng.choice(("skip", "unrateable")), duration_ms=step)
+            elif roll < 0.25:
+                store.adjudicate("alice", q, d, rng.randrange(4))
+            else:
+                store.record(who, q, d, grade=rng.randrange(4), duration_ms=rng.randrange(3000))
+        report = progress_report(store)
+        found = disagreements(store)
+        assert report.progress == tuple(progress(store))
+        assert report.stale == tuple(stale_items(store))
+        assert report.pool == pool_status(store)
+        assert report.sessions == tuple(sessions(store.events()))
+        assert (report.disagreements, report.adjudicated) == (
+            len(found),
+            sum(1 for d in found if d.adjudicated is not None),
+        )
+        assert report.disagreements > 0 and report.adjudicated > 0

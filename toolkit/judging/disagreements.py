@@ -7,14 +7,19 @@ current adjudication of each item (whoever made it) attached.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from toolkit.judging.records import AssessorGrade, Disagreement, Judgment
 from toolkit.judging.store import CampaignStore
 
 
-def disagreements(store: CampaignStore) -> list[Disagreement]:
-    """Items graded by ≥ 2 assessors whose grades differ, widest spread first (then topic order, doc)."""
+def disagreements(store: CampaignStore, *, current: Iterable[Judgment] | None = None) -> list[Disagreement]:
+    """Items graded by ≥ 2 assessors whose grades differ, widest spread first (then topic order, doc).
+
+    ``current``: ``store.current_judgments()`` when the caller has it already (the organiser's report).
+    """
     by_item: dict[tuple[str, str], list[Judgment]] = {}
-    for j in store.current_judgments():
+    for j in store.current_judgments() if current is None else current:
         if j.action == "judge":
             by_item.setdefault((j.query_id, j.doc_id), []).append(j)
     adjudicated = store.adjudications()
