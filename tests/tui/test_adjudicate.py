@@ -163,3 +163,45 @@ async def test_names_notes_and_ids_are_shown_not_obeyed_on_the_other_screens(tmp
     async with organiser.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "[b]t1" in screen_text(organiser)  # an id that looks like markup is shown as it is
+
+
+@async_test
+async def test_progress_refreshes_never_overlap_when_a_report_outlasts_the_interval(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """At 171,000 items a report takes seconds; a timer firing every 0.05 s must not start a second report
+    while one runs (each would open a connection and a thread, and they would pile up without end)."""
+    import threading
+    import time
+
+    import toolkit.tui.progress as progress_screen
+
+    path = disagreeing(tmp_path)
+    slow = progress_screen.progress_report
+    running, most, calls = 0, 0, 0
+    lock = threading.Lock()
+
+    def slow_report(*args, **kwargs):
+        nonlocal running, most, calls
+        with lock:
+            running += 1
+            calls += 1
+            most = max(most, running)
+        try:
+            time.sleep(0.4)
+            return slow(*args, **kwargs)
+        finally:
+            with lock:
+                running -= 1
+
+    monkeypatch.setattr(progress_screen, "progress_report", slow_report)
+    app = ProgressApp(path, interval=0.05, show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(1.5)
+        assert app.report is not None  # refreshes still happen, one after another
+        with CampaignStore.open(path) as store:
+            store.record("alice", "t2", "doc-e", grade=1)
+        await pilot.press("r")  # asked for while a report runs: computed right after it
+        await pilot.pause(1.2)
+        assert app.report.totals[0].judged == 5
+    assert most == 1 and 2 <= calls <= 8, (most, calls)

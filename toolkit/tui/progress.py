@@ -24,6 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.worker import Worker
 
 from toolkit.agreement.judgments import PairKappa, pair_kappas
 from toolkit.formats.text import visible
@@ -73,6 +74,7 @@ class ProgressApp(App[None]):
         self.sub_title = visible(campaign_label(self.path), one_line=True)
         self.report: ProgressReport | None = None
         self.pairs: tuple[PairKappa, ...] = ()
+        self.again = False  # a refresh was asked for while a report was being computed
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -108,9 +110,19 @@ class ProgressApp(App[None]):
             self.set_interval(self.interval, self.action_refresh)
 
     def action_refresh(self) -> None:
+        # One report at a time. On a big campaign a report outlasts the interval (171,000 items: seconds);
+        # starting another each tick cancelled the one running (so none was ever shown) and piled up threads.
+        if any(w.group == "report" and w.node is self and not w.is_finished for w in self.workers):
+            self.again = True  # computed once the running one ends: what was judged meanwhile is shown
+            return
         self.compute()
 
-    @work(thread=True, exclusive=True, group="report")
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "report" and event.worker.is_finished and self.again:
+            self.again = False
+            self.action_refresh()  # a timer tick may have started one already
+
+    @work(thread=True, group="report")
     def compute(self) -> None:
         with CampaignStore.open(self.path) as store:
             report = progress_report(store, fast_below_ms=self.fast_below_ms)
