@@ -263,3 +263,36 @@ def test_a_per_document_command_may_declare_format_and_version(tmp_path: Path) -
     assert isinstance(source, CommandDocSource) and source.workers == 2
     doc = fetch_documents(source, ["x"])["x"]
     assert (doc.title, doc.text, doc.format, doc.version) == ("T", "a\nb", "text", "r9")
+
+
+ENDLESS = """
+import sys
+doc = sys.argv[1]
+if doc == "endless":
+    chunk = b"x" * 65536
+    while True:
+        sys.stdout.buffer.write(chunk)
+elif doc == "latin1":
+    sys.stdout.buffer.write(b"# caf\\xe9\\n\\nna\\xefve bytes\\n")
+else:
+    print("# fine\\n\\nbody")
+"""
+
+
+def test_a_per_document_command_is_read_up_to_the_document_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that never stops printing is stopped at TREC_TOOLKIT_MAX_DOCUMENT (that document fails,
+    the others are fetched: memory never holds more than the limit); bytes that are not UTF-8 are kept as
+    replacement characters instead of a traceback."""
+    monkeypatch.setenv("TREC_TOOLKIT_MAX_DOCUMENT", "1MiB")
+    script = tmp_path / "show.py"
+    script.write_text(ENDLESS)
+    source = doc_source_from_config({"command": ["python", str(script), "{doc_id}"]}, tmp_path)
+    docs = fetch_documents(source, ["endless", "latin1", "ok"])
+    assert docs["endless"].fetch_error == (
+        "printed more than 1 MiB, the limit for one document (TREC_TOOLKIT_MAX_DOCUMENT); "
+        "check the doc command or raise the limit"
+    )
+    assert docs["latin1"].fetch_error is None and docs["latin1"].text == "# caf\ufffd\n\nna\ufffdve bytes\n"
+    assert docs["ok"].title == "fine"

@@ -33,9 +33,9 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, cast
 
 from toolkit.errors import UsageError
 from toolkit.formats.corpus import MAX_LINE_BYTES, DocRecord, doc_id_of, doc_record
@@ -71,7 +71,6 @@ class CommandDocSource:
     workers: int = 4
     timeout: float = COMMAND_TIMEOUT_S
     versions_template: tuple[str, ...] | None = None
-    runner: Callable[..., Any] = field(default=subprocess.run, compare=False, repr=False)
 
     def argv(self, doc_id: str) -> list[str]:
         head, *rest = self.template
@@ -80,18 +79,18 @@ class CommandDocSource:
     def fetch(self, doc_id: str) -> Document:
         argv = self.argv(doc_id)
         try:
-            proc = self.runner(
-                argv, capture_output=True, text=True, timeout=self.timeout, cwd=self.cwd, check=False
-            )
+            code, stdout, stderr = run_capped(argv, cwd=self.cwd, timeout=self.timeout)
         except FileNotFoundError:
             return failed(doc_id, f"command not found: {argv[0]}")
         except subprocess.TimeoutExpired:
             return failed(doc_id, f"timed out after {self.timeout:g} s")
+        except OutputTooLarge as exc:
+            return failed(doc_id, str(exc))
         except OSError as exc:
             return failed(doc_id, f"cannot run {argv[0]}: {exc.strerror}")
-        if proc.returncode != 0:
-            return failed(doc_id, exit_reason(proc.returncode, proc.stderr or ""))
-        return parse_command_output(doc_id, proc.stdout)
+        if code != 0:
+            return failed(doc_id, exit_reason(code, stderr))
+        return parse_command_output(doc_id, stdout)
 
     def iter_documents(self, doc_ids: Sequence[str]) -> Iterator[Document]:
         if len(doc_ids) <= 1 or self.workers <= 1:
@@ -355,6 +354,65 @@ def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
 def _all_failed(doc_ids: Iterable[str], reason: str) -> Iterator[DocRecord]:
     for d in doc_ids:
         yield DocRecord(d, "", "", error=reason)
+
+
+class OutputTooLarge(Exception):
+    """A per-document command printed more than one document may hold."""
+
+
+def run_capped(argv: list[str], *, cwd: Path | None, timeout: float) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr (UTF-8, undecodable bytes replaced) of one per-document command.
+
+    Why not ``subprocess.run(capture_output=True)``: a broken command that never stops printing would fill
+    memory before its timeout. Its stdout is read up to ``TREC_TOOLKIT_MAX_DOCUMENT`` (the limit of one
+    document anywhere, ``toolkit.formats.limits``); past it the process is killed and ``OutputTooLarge``
+    raised. Stderr keeps its last ``_STDERR_KEEP`` bytes.
+    """
+    from toolkit.formats.limits import MAX_DOCUMENT_ENV, InputLimits, format_size
+
+    limit = InputLimits.from_environment().max_document
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
+    )
+    stdout_stream, stderr_stream = cast("tuple[IO[bytes], IO[bytes]]", (proc.stdout, proc.stderr))
+    out = bytearray()
+    over = threading.Event()
+    err: list[bytes] = []
+
+    def read_stdout() -> None:
+        for chunk in iter(lambda: stdout_stream.read1(1 << 16), b""):  # type: ignore[attr-defined]
+            out.extend(chunk)
+            if len(out) > limit:
+                over.set()
+                with contextlib.suppress(OSError):
+                    proc.kill()
+                return
+
+    readers = [
+        threading.Thread(target=read_stdout, daemon=True),
+        threading.Thread(target=_drain, args=(stderr_stream, err), daemon=True),
+    ]
+    for t in readers:
+        t.start()
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        for t in readers:
+            t.join(timeout=5)
+        stdout_stream.close()
+        stderr_stream.close()
+    if over.is_set():
+        raise OutputTooLarge(
+            f"printed more than {format_size(limit)}, the limit for one document ({MAX_DOCUMENT_ENV}); "
+            "check the doc command or raise the limit"
+        )
+    # Universal newlines, as ``text=True`` gave before: a document's content hash does not depend on this.
+    text = out.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    return code, text, b"".join(err).decode("utf-8", errors="replace")
 
 
 def exit_reason(code: int, stderr: str) -> str:
