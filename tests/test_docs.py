@@ -1,0 +1,239 @@
+"""The documentation keeps up with the code: every command, every ``toolkit.toml`` key, every link.
+
+* docs/cli.md is what ``docs/gen_cli.py`` writes from the commands' ``--help`` now;
+* every command of the click tree (walked here, not by the generator) has its section there and is explained
+  in a hand-written page;
+* every key the code reads from ``toolkit.toml`` is in docs/workspace.md's table for its section — the keys
+  come from the code's own declarations (``RUN_DEFAULTS``, ``SHARED_KEYS``, ``AUDIT_DEFAULTS``, the judging
+  screen's ``ACTIONS``) and from the lines that read a table (``settings.get("depth")``), never from the page;
+* every relative link of README.md and docs/*.md reaches a file, and its ``#anchor`` a heading there;
+* every page is in mkdocs.yml's nav, and every "docs/design.md §N" the code cites exists.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import tomllib
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import click
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.glob("*.md"))
+GENERATED = {"cli.md"}
+
+
+def load_generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_cli", DOCS / "gen_cli.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def command_paths(command: click.Command, ctx: click.Context, prefix: str = "") -> Iterator[str]:
+    """Every command under ``command`` as its path after the program name ("judgments export")."""
+    if not isinstance(command, click.Group):
+        return
+    for name in command.list_commands(ctx):
+        sub = command.get_command(ctx, name)
+        assert sub is not None, name
+        path = f"{prefix} {name}".strip()
+        yield path
+        yield from command_paths(sub, click.Context(sub, info_name=name, parent=ctx), path)
+
+
+def all_commands() -> list[str]:
+    from toolkit.cli import COMMANDS, main
+
+    paths = list(command_paths(main, click.Context(main, info_name="trec-toolkit")))
+    assert set(COMMANDS) <= set(paths)  # the walk reached every registered command
+    return paths
+
+
+def hand_written() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in PAGES if p.name not in GENERATED)
+
+
+# --- the CLI reference ---------------------------------------------------------------------------------
+
+
+def test_cli_reference_is_what_the_generator_writes_now() -> None:
+    expected = load_generator().render()
+    current = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert current == expected, "docs/cli.md is out of date: run .venv/bin/python docs/gen_cli.py"
+
+
+def test_the_reference_holds_each_commands_help_as_the_command_prints_it() -> None:
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    done = CliRunner().invoke(main, ["judgments", "import", "--help"], terminal_width=100)
+    assert done.exit_code == 0
+    assert done.output.strip() in page
+
+
+def test_every_command_has_a_reference_section_and_a_guide() -> None:
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    guides = hand_written()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = all_commands()
+    assert len(commands) >= 20
+    no_section = [c for c in commands if f"## `trec-toolkit {c}`" not in page]
+    assert not no_section, f"docs/cli.md has no section for {no_section}"
+    unexplained = [c for c in commands if f"trec-toolkit {c}" not in guides and f"`{c} " not in guides]
+    assert not unexplained, f"no hand-written page in docs/ explains {unexplained}"
+    top = [c for c in commands if " " not in c]
+    not_in_table = [c for c in top if f"](docs/cli.md#trec-toolkit-{c.replace(' ', '-')})" not in readme]
+    assert not not_in_table, f"the README's command table does not link {not_in_table}"
+
+
+# --- toolkit.toml ---------------------------------------------------------------------------------------
+
+
+def source(relative: str) -> str:
+    return (ROOT / relative).read_text(encoding="utf-8")
+
+
+def scanned(pattern: str, *files: str) -> set[str]:
+    """The keys ``pattern`` (one group) finds in ``files`` (all of toolkit/ when none is named)."""
+    paths = [ROOT / f for f in files] if files else sorted((ROOT / "toolkit").rglob("*.py"))
+    found = {m for p in paths for m in re.findall(pattern, p.read_text(encoding="utf-8"))}
+    assert found, f"{pattern!r} found nothing in {files or 'toolkit/'}: the code changed, update this test"
+    return found
+
+
+def config_keys() -> dict[str, set[str]]:
+    """Every key the code reads from toolkit.toml, by table."""
+    from toolkit.pipeline.audit import AUDIT_DEFAULTS
+    from toolkit.systems.config import KIND_KEYS, SHARED_KEYS
+    from toolkit.tui.keymap import ACTIONS, GRADE_PREFIX
+    from toolkit.workspace import RUN_DEFAULTS
+
+    return {
+        "workspace": set(RUN_DEFAULTS) | scanned(r'\bsettings\.get\("(\w+)"'),
+        "systems.NAME": SHARED_KEYS | set().union(*KIND_KEYS.values()),
+        "docs": scanned(r'_argv_list\(section, "(\w+)"', "toolkit/pooling/docsource.py")
+        | scanned(r'\bsection\.get\("(\w+)"', "toolkit/pooling/docsource.py")
+        | scanned(r'\bdocs\.get\("(\w+)"'),
+        "audit": set(AUDIT_DEFAULTS),
+        "gate": scanned(r'section\("gate"\)\.get\("(\w+)"'),
+        "judge": scanned(r'\bjudge\.get\("(\w+)"'),
+        "judge.keys": {f"{GRADE_PREFIX}N", *ACTIONS},
+    }
+
+
+def test_the_key_list_covers_every_table_the_code_reads() -> None:
+    tables = {t.split(".")[0] for t in config_keys()}
+    read = (
+        scanned(r'\bsection\("(\w+)"\)')
+        | scanned(r'\bconfig\.get\("(\w+)"\)', "toolkit/judging/guidelines.py", "toolkit/tui/keymap.py")
+        | {"workspace"}  # Workspace.settings
+    )
+    assert read <= tables, f"tables read by the code but missing from config_keys: {read - tables}"
+
+
+def test_the_key_list_covers_the_shipped_toolkit_toml() -> None:
+    keys = config_keys()
+    config = tomllib.loads(source("toolkit.toml"))
+    for table, values in config.items():
+        name = "systems.NAME" if table == "systems" else table
+        entries = [k for spec in values.values() for k in spec] if table == "systems" else list(values)
+        missing = set(entries) - keys[name]
+        assert not missing, f"toolkit.toml [{table}] has keys the scan did not find: {missing}"
+
+
+def key_table(page: str, table: str) -> set[str]:
+    """The keys in the first column of the tables under the heading ``### `[TABLE]```."""
+    match = re.search(rf"^### `\[{re.escape(table)}\]`\n(.*?)(?=^#{{1,3}} )", page + "\n## ", re.S | re.M)
+    assert match is not None, f"docs/workspace.md has no heading ### `[{table}]`"
+    return set(re.findall(r"^\| `([\w.-]+)` \|", match.group(1), re.M))
+
+
+@pytest.mark.parametrize("table", list(config_keys()))
+def test_every_toolkit_toml_key_is_documented(table: str) -> None:
+    page = (DOCS / "workspace.md").read_text(encoding="utf-8")
+    documented = key_table(page, table)
+    missing = config_keys()[table] - documented
+    assert not missing, f"docs/workspace.md does not document [{table}] {sorted(missing)}"
+    unknown = documented - config_keys()[table]
+    assert not unknown, f"docs/workspace.md documents [{table}] keys the code does not read: {sorted(unknown)}"
+
+
+# --- links, nav, design citations ---------------------------------------------------------------------
+
+
+def heading_anchors(text: str) -> set[str]:
+    """The anchors of a page's headings, as both GitHub and MkDocs (Python-Markdown's toc) make them; a link
+    must work on both, so only anchors they agree on count."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        plain = re.sub(r"[`*]", "", heading)
+        github = re.sub(r"[^\w\- ]", "", plain.lower()).replace(" ", "-")
+        ascii_only = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode("ascii")
+        toc = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_only).strip().lower())
+        if github == toc:
+            anchors.add(github)
+    return anchors
+
+
+def links(path: Path) -> Iterator[tuple[str, str]]:
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if not re.match(r"[a-z]+:", target):
+            yield target, f"{path.relative_to(ROOT)} → {target}"
+
+
+def test_every_relative_link_reaches_a_file_and_heading() -> None:
+    broken = []
+    for page in [ROOT / "README.md", *PAGES]:
+        for target, where in links(page):
+            file, _, anchor = target.partition("#")
+            dest = (page.parent / file).resolve() if file else page
+            if not dest.is_file():
+                broken.append(f"{where}: no such file")
+            elif anchor and dest.suffix == ".md" and anchor not in heading_anchors(dest.read_text("utf-8")):
+                broken.append(f"{where}: no heading with that anchor")
+    assert not broken, "\n".join(broken)
+
+
+def test_the_link_check_catches_a_broken_anchor() -> None:
+    assert "a-b_c" in heading_anchors("## A `b_c`\n")
+    assert "the-workspace" not in heading_anchors("# The workspace's files\n")
+    assert "x" not in heading_anchors("```\n# x\n```\n")
+
+
+def test_every_page_is_in_the_nav() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = set(re.findall(r"^\s*- (?:[^:\n]+: )?([\w./-]+\.md)\s*$", config, re.M))
+    assert nav == {p.name for p in PAGES}
+    assert re.search(r"^strict: true$", config, re.M)
+
+
+def test_design_citations_name_sections_of_docs_design() -> None:
+    design = (DOCS / "design.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (\d+)\. ", design, re.M))
+    assert sections >= {"1", "3", "5", "7", "8", "9"}
+    cited: dict[str, set[str]] = {}
+    files = [*(ROOT / "toolkit").rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *PAGES, ROOT / "pyproject.toml"]
+    for path in files:
+        if path == Path(__file__).resolve():
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "DESIGN §" not in text, f"{path.relative_to(ROOT)} cites DESIGN §, which is not shipped"
+        for group in re.findall(r"design(?:\.md)? (§\d+(?:, §\d+)*)", text):
+            for number in re.findall(r"§(\d+)", group):
+                cited.setdefault(number, set()).add(str(path.relative_to(ROOT)))
+    assert cited, "no citation found: the pattern is out of date"
+    missing = {n: sorted(where) for n, where in cited.items() if n not in sections}
+    assert not missing, f"cited sections that docs/design.md lacks: {missing}"
