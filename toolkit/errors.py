@@ -1,4 +1,4 @@
-"""Errors the library raises, and the exit codes the CLI maps them to (DESIGN §5).
+"""Errors the library raises, and the exit codes the CLI maps them to (docs/design.md §5).
 
 Every error message says what is wrong, where (``path:line`` when there is a file), and how to fix it, so
 that the CLI can print it as a single ``Error: …`` line without a traceback.

@@ -1,7 +1,7 @@
 """Records and containers shared by every stage of the pipeline: topics, runs, qrels.
 
 Containers are frozen dataclasses; their mappings are treated as read-only by convention (the library never
-mutates an input). Ranking follows trec_eval (DESIGN §5): score descending, ties broken by doc_id descending
+mutates an input). Ranking follows trec_eval (docs/design.md §5): score descending, ties broken by doc_id descending
 as a string compare — ``Run.ranking`` is the one place that rule lives.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The query classes of DESIGN §6 and their default measures (a topic set may override them).
+#: The query classes of docs/design.md §6 and their default measures (a topic set may override them).
 CLASS_MEASURES: dict[str, tuple[str, ...]] = {
     "canonical": ("RR@10", "P@1"),
     "root": ("RR@10", "P@1"),
@@ -145,7 +145,7 @@ class TopicSet:
 
     @property
     def relevance_ids(self) -> tuple[str, ...]:
-        """The topics that can have relevant documents: the relevance measures' denominator (DESIGN §5)."""
+        """The topics that can have relevant documents: the relevance measures' denominator (docs/design.md §5)."""
         return tuple(t.query_id for t in self.topics if not t.expects_empty)
 
     @property

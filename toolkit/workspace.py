@@ -1,4 +1,4 @@
-"""The workspace (DESIGN §3): ``toolkit.toml`` plus the ``topics/ runs/ qrels/ judging/`` folders.
+"""The workspace (docs/design.md §3): ``toolkit.toml`` plus the ``topics/ runs/ qrels/ judging/`` folders.
 
 Every command resolves its settings here, once and the same way: the topic set (``--topics`` else
 ``[workspace] topics``), the run settings (one precedence and one table of defaults: the command line, then

@@ -4,7 +4,7 @@ Each tool is the oracle for its own reading: a file counts as read correctly whe
 equal the toolkit's scores on the same data. ranx is an independent implementation of the measures (numba);
 ir_measures goes through pytrec_eval, the toolkit's own backend, so for it the check is on the files and the
 records, not the arithmetic. Runs are tie-free (random doubles), because the tools break ties differently
-(DESIGN §5) and ties are not what is tested here.
+(docs/design.md §5) and ties are not what is tested here.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def test_markdown_sections(result):
         "### Versions",
     ]
     at = [md.index(h + "\n") for h in headings]
-    assert at == sorted(at)  # DESIGN §7's reading order: verdict first, setup and versions last
+    assert at == sorted(at)  # docs/design.md §7's reading order: verdict first, setup and versions last
     assert "| s3-b | P@1 | 0.1 | +0.6500 |" in md
     assert "deprecated api 14" in md  # worst regressions show the query text
 

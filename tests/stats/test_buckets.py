@@ -1,4 +1,4 @@
-"""Rank-1 buckets on S1 (DESIGN §7)."""
+"""Rank-1 buckets on S1 (docs/design.md §7)."""
 
 from toolkit.stats.buckets import bucket_of, rank_outcome
 

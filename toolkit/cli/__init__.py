@@ -2,7 +2,7 @@
 
 Commands are loaded lazily (``COMMANDS`` maps a name to ``module:attribute``) so that ``--help`` and quick
 commands never pay for pandas, scipy or textual. One handler at the boundary turns a ``ToolkitError``
-into a single ``Error: …`` line and its exit code (DESIGN §5); ``--debug`` shows the traceback instead.
+into a single ``Error: …`` line and its exit code (docs/design.md §5); ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations

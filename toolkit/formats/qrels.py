@@ -1,4 +1,4 @@
-"""TREC qrels files: ``query_id iteration doc_id relevance`` (DESIGN §5)."""
+"""TREC qrels files: ``query_id iteration doc_id relevance`` (docs/design.md §5)."""
 
 from __future__ import annotations
 

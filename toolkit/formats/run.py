@@ -1,4 +1,4 @@
-"""TREC run files: ``query_id Q0 doc_id rank score run_tag`` (DESIGN §5).
+"""TREC run files: ``query_id Q0 doc_id rank score run_tag`` (docs/design.md §5).
 
 The rank column is ignored, as trec_eval ignores it; order comes from the score (desc) and doc_id (desc).
 """

@@ -3,7 +3,7 @@
 Document text, titles, topic text, doc ids, run names and assessor names come from files, commands and HTTP
 replies nobody here wrote. Written raw to a terminal, a control character is an instruction, not text:
 ``ESC [2J`` clears the screen, ``OSC 2`` renames the window, ``OSC 8`` plants a link that reads one way and
-goes another, ``OSC 52`` writes the user's clipboard (DESIGN §5 "Limits"). So everything the TUI shows and
+goes another, ``OSC 52`` writes the user's clipboard (docs/design.md §5 "Limits"). So everything the TUI shows and
 the CLI prints for people passes through :func:`visible` first, which replaces each C0 and C1 control
 (and DEL) by a visible stand-in: ``ESC`` becomes ``␛`` (the Unicode control picture), so ``\\x1b[2J`` reads
 ``␛[2J`` — the sequence is still there for the reader to see, it just does nothing.

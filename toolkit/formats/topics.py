@@ -17,7 +17,7 @@ measures = ["P@5", "P@10", "Rprec"]
 [[topic]]
 id = "q001"                # required, unique, a string (numbers are accepted and kept as text)
 query = "OrderedDict"      # required
-class = "canonical"        # optional; one of DESIGN §6 or a class declared under [classes]
+class = "canonical"        # optional; one of docs/design.md §6 or a class declared under [classes]
 description = "…"          # optional
 narrative = "…"            # optional
 truth = ['^pydoc://collections\\.OrderedDict$']            # regex(es) on doc ids, grade 1 …

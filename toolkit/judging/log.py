@@ -1,4 +1,4 @@
-"""Deriving current judgments from the append-only log (DESIGN §8).
+"""Deriving current judgments from the append-only log (docs/design.md §8).
 
 The log is the truth; a "current judgment" is a view of it. Replaying in event order:
 

@@ -2,7 +2,7 @@
 
 Why: the store can be busy for longer than a person will wait — a pool round or an import holds the write
 lock, and SQLite waits 30 s for it and then gives up. The judging screens must neither freeze on that nor
-lose a decision to it (DESIGN §8), so a key press only *queues* its write here, and one writer (a thread
+lose a decision to it (docs/design.md §8), so a key press only *queues* its write here, and one writer (a thread
 worker in the TUI; the caller itself in ``write_through`` sessions) takes the writes in order and retries
 the head until the store has committed it. A write leaves the queue only when it is committed, or when the
 store refuses it because another window changed the item first — a conflict the screen puts to the

@@ -1,7 +1,7 @@
 """Records the campaign store hands out: frozen, blind to provenance, cheap to compare in tests.
 
 ``Item`` and ``Document`` deliberately carry no run names and no ranks: they are what an assessor may see
-(DESIGN §8). Provenance has its own record and its own accessor, meant for the organiser only.
+(docs/design.md §8). Provenance has its own record and its own accessor, meant for the organiser only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The campaign store interface: what every command needs from a campaign, whatever database holds it.
 
-A store is the **write side and the raw reads** of a campaign (DESIGN §8): topics and the grade scale, the
+A store is the **write side and the raw reads** of a campaign (docs/design.md §8): topics and the grade scale, the
 pool and its provenance, document snapshots, assignments, gold items, and the append-only judgment log.
 A backend implements the abstract methods below — each one a single query or a single write, so its SQL
 sits in one place (``toolkit.judging.sqlite``, ``toolkit.judging.postgres``) — and inherits everything that is a

@@ -1,4 +1,4 @@
-"""The pipeline: the library's room for what runs the stages together (DESIGN §4, §9).
+"""The pipeline: the library's room for what runs the stages together (docs/design.md §4, §9).
 
 The stages (``systems``, ``truth``, ``pooling``, ``scoring``, ``stats``) each do one thing on the objects they
 are given; ``toolkit.workspace`` resolves what a command is given (topic set, settings, covered docs, paths).

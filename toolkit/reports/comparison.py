@@ -1,4 +1,4 @@
-"""The document of a comparison (``compare`` and ``audit``), in the reading order of DESIGN §7.
+"""The document of a comparison (``compare`` and ``audit``), in the reading order of docs/design.md §7.
 
 1. **Verdict** — the first screen answers the question: one paragraph per candidate with the confirmatory
    result in words (delta, t CI, p and adjusted p), the rank-1 Fixed/Degraded counts, the refusal outcome,

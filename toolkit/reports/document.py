@@ -70,7 +70,7 @@ class Document:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: Sequence[int] = (0,)) -> Block:
     """The table helper every builder uses: columns in ``left`` (negative counts from the end) are text,
-    left-aligned; the others are numbers, right-aligned (DESIGN §7: text left, numbers right)."""
+    left-aligned; the others are numbers, right-aligned (docs/design.md §7: text left, numbers right)."""
     n = len(headers)
     lefts = {i % n for i in left} if n else set()
     cells = tuple(tuple(str(c) for c in row) for row in rows)

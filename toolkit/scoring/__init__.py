@@ -1,4 +1,4 @@
-"""Scoring: runs × qrels → per-topic and aggregate measure values, with trec_eval semantics (DESIGN §5).
+"""Scoring: runs × qrels → per-topic and aggregate measure values, with trec_eval semantics (docs/design.md §5).
 
 The API other stages use (``compare``, ``gate``, ``audit``)::
 

@@ -1,4 +1,4 @@
-"""Score runs against qrels over a declared denominator of topics (DESIGN §5) → ``RunScores``.
+"""Score runs against qrels over a declared denominator of topics (docs/design.md §5) → ``RunScores``.
 
 The denominator is the topic set's topics, or the qrels' topics when there is no topic set. Topics declared
 ``expect = "empty"`` are not in it: nothing can be relevant to them, and their one measure is the refusal

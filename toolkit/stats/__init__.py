@@ -1,4 +1,4 @@
-"""Paired statistics for comparing runs (DESIGN §7); results are frozen dataclasses, formatted by ``reports``.
+"""Paired statistics for comparing runs (docs/design.md §7); results are frozen dataclasses, formatted by ``reports``.
 
 Modules: ``grid`` (differences as exact integers), ``randomization`` (exact/Monte Carlo sign-flip test),
 ``resampling`` (seeded sign flips and bootstrap shared by every test on one topic set), ``location`` (t test

@@ -1,4 +1,4 @@
-"""Per-topic buckets on the rank of the first relevant document (DESIGN §7), and McNemar on rank 1.
+"""Per-topic buckets on the rank of the first relevant document (docs/design.md §7), and McNemar on rank 1.
 
 A topic falls in exactly one bucket, decided in this order:
 

@@ -1,4 +1,4 @@
-"""Compare 2+ runs on the same topics: the confirmatory design of DESIGN §7 and everything around it.
+"""Compare 2+ runs on the same topics: the confirmatory design of docs/design.md §7 and everything around it.
 
 ``compare_runs`` reads the runs one at a time (``toolkit.stats.summary``: each is scored and reduced to its
 per-topic values and ranks, then freed, so ten MS MARCO-size runs fit in memory), then asks:

@@ -1,4 +1,4 @@
-"""Per-topic differences as integers, exactly when the measure has a known grid (DESIGN §7: "exact means exact").
+"""Per-topic differences as integers, exactly when the measure has a known grid (docs/design.md §7: "exact means exact").
 
 A sign-flip test compares the observed sum of differences with the sums of every sign vector. Counting the
 sums that *equal* the observed one is where float arithmetic fails: ``1/3 − 1/6 − 1/6`` is not 0 in floats,

@@ -1,6 +1,6 @@
 """The location tests and estimates of a paired comparison beside the randomization test.
 
-* the paired **t** test and its 95% interval (the headline CI, DESIGN §7: the percentile bootstrap
+* the paired **t** test and its 95% interval (the headline CI, docs/design.md §7: the percentile bootstrap
   undercovers at TREC sizes, the t interval does not);
 * **Wilcoxon's** signed-rank test with every scipy argument explicit: scipy's exact null when there are no
   tied magnitudes and at most 50 non-zero pairs; otherwise the exact *conditional* null (all 2^m sign flips

@@ -1,4 +1,4 @@
-"""Two runs, one measure, paired by topic: the battery of DESIGN §7, for one pair or many at once.
+"""Two runs, one measure, paired by topic: the battery of docs/design.md §7, for one pair or many at once.
 
 Everything starts from the per-topic differences ``d = candidate − baseline`` as integers on a grid
 (``toolkit.stats.grid``: the measure's exact rational grid when it has one, else 1e-9), so that float

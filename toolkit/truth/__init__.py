@@ -1,4 +1,4 @@
-"""Regex truth → qrels: each topic's patterns applied to a universe of doc ids (DESIGN §1, truth 1).
+"""Regex truth → qrels: each topic's patterns applied to a universe of doc ids (docs/design.md §1, truth 1).
 
 The universe is what the caller knows exists: the doc ids seen in runs and/or a full corpus id list. A doc
 matching several patterns of a topic takes the highest grade (``Topic.grade``). Only matches are written

@@ -12,7 +12,7 @@ and the next few are prefetched, so a key press never waits on the database for 
 item's log is read again (in a worker) before it is shown, so a decision another window made since is shown
 and asked about before it is replaced.
 
-Blindness (DESIGN §8): nothing here reads provenance, run names, ranks or other assessors' judgments;
+Blindness (docs/design.md §8): nothing here reads provenance, run names, ranks or other assessors' judgments;
 the session only knows this assessor's queue and decisions. Nothing here writes to stdout: the app returns
 its closing summary from ``run()`` for the command to print, so the same app can be served in a browser.
 """

@@ -1,5 +1,5 @@
 """How the campaign screens write: one writer thread over the session's queue, in order, until the store
-has every write (DESIGN §8: the UI never blocks on the store, a decision is never dropped).
+has every write (docs/design.md §8: the UI never blocks on the store, a decision is never dropped).
 
 A key press never writes to the store itself: the session queues the write (``toolkit.judging.outbox``) and
 moves its cursor, and one writer — a Textual thread worker with its own connection, kept open between

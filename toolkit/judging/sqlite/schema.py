@@ -7,7 +7,7 @@ with a newer version than this code knows is refused rather than guessed at.
 The judgment log is append-only by construction: triggers make UPDATE and DELETE on it fail, and (since
 version 2) an INSERT that names an existing event id — so ``INSERT OR REPLACE``/``REPLACE INTO``, whose
 delete of the old row fires no delete trigger, cannot overwrite an event either. Even a buggy caller or a
-stray ``sqlite3`` session cannot rewrite history (DESIGN §5 "Nothing is lost").
+stray ``sqlite3`` session cannot rewrite history (docs/design.md §5 "Nothing is lost").
 
 Everything here runs after ``files.check_header`` accepted the file, and checks the file again in SQL
 before writing: a newer schema or another program's database is refused untouched.
@@ -24,7 +24,7 @@ from toolkit.judging.sqlite import files
 from toolkit.judging.sqlite.files import APPLICATION_ID, busy_error, foreign, read_only_error, sqlite_error
 
 MIGRATIONS: tuple[str, ...] = (
-    # 1: the initial schema (DESIGN §8).
+    # 1: the initial schema (docs/design.md §8).
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE topics (

@@ -4,7 +4,7 @@ Why SQLite with these settings: WAL lets assessors read while another writes; ``
 committed judgment survive a power cut, not just a killed process; ``busy_timeout`` lets several
 processes (several assessors' TUIs, an import) write into one file at once by waiting their turn. Every
 write is one ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction that has committed before the method returns, so
-the UI may move on as soon as ``record`` returns (DESIGN §5 "Nothing is lost").
+the UI may move on as soon as ``record`` returns (docs/design.md §5 "Nothing is lost").
 
 The judgment log is append-only: triggers refuse UPDATE and DELETE on it (``schema``), ``undo`` appends an
 event that cancels an earlier one, and the current judgment is derived from the log by the rules in
