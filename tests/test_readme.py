@@ -26,3 +26,11 @@ def test_quickstart_has_exactly_two_commands() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert quickstart_commands()[1] in ci.splitlines()
+
+
+def test_readme_is_a_front_door() -> None:
+    """At most 10 KB, Quickstart first: reference material belongs in docs/ (tests/test_docs.py checks it)."""
+    data = (ROOT / "README.md").read_bytes()
+    assert len(data) <= 10 * 1024, f"README.md is {len(data)} bytes; move reference material into docs/"
+    headings = re.findall(r"^## (.+)$", data.decode("utf-8"), re.M)
+    assert headings[0] == "Quickstart"
