@@ -2,7 +2,7 @@
 
 The reference is generated so that it cannot drift from the CLI: every command of ``trec-toolkit`` (the click
 group ``toolkit.cli.main``, walked recursively in the order ``--help`` lists them) gets a section with its
-help text exactly as ``trec-toolkit … --help`` prints it at 100 columns. ``tests/test_docs.py`` fails when the
+help text exactly as ``trec-toolkit … --help`` prints it in a terminal of 100 columns or more. ``tests/test_docs.py`` fails when the
 committed page differs from what this script writes, so a changed option is a one-command fix:
 
     .venv/bin/python docs/gen_cli.py          # rewrite docs/cli.md
@@ -18,7 +18,9 @@ from pathlib import Path
 import click
 
 PAGE = Path(__file__).resolve().parent / "cli.md"
-WIDTH = 100  # the width toolkit.cli.main declares (max_content_width): the help of a wide terminal
+#: click lays help out at min(terminal columns, max_content_width) - 2, and toolkit.cli.main declares
+#: max_content_width = 100: so this is the help of every terminal at least 100 columns wide.
+WIDTH = 100 - 2
 
 HEADER = """\
 # Command-line reference
@@ -33,9 +35,7 @@ Every command takes `-h`/`--help`; `trec-toolkit --debug COMMAND …` shows a tr
 """
 
 
-def walk(
-    command: click.Command, ctx: click.Context
-) -> Iterator[tuple[click.Command, click.Context]]:
+def walk(command: click.Command, ctx: click.Context) -> Iterator[tuple[click.Command, click.Context]]:
     """``command`` and every command under it, depth first, in the order ``--help`` lists them."""
     yield command, ctx
     if isinstance(command, click.Group):
@@ -52,9 +52,7 @@ def commands() -> list[tuple[str, click.Command, click.Context]]:
 
     # make_context, as click itself does: it applies each command's context_settings (-h as well as --help)
     root = main.make_context("trec-toolkit", [], resilient_parsing=True, terminal_width=WIDTH)
-    return [
-        (" ".join(ctx.command_path.split()[1:]), command, ctx) for command, ctx in walk(main, root)
-    ]
+    return [(" ".join(ctx.command_path.split()[1:]), command, ctx) for command, ctx in walk(main, root)]
 
 
 def render() -> str:
