@@ -247,3 +247,26 @@ def test_design_citations_name_sections_of_docs_design() -> None:
     assert cited, "no citation found: the pattern is out of date"
     missing = {n: sorted(where) for n, where in cited.items() if n not in sections}
     assert not missing, f"cited sections that docs/design.md lacks: {missing}"
+
+
+# --- help that tells the truth ----------------------------------------------------------------------------
+
+
+def test_run_settings_help_states_the_defaults_the_code_uses() -> None:
+    """``run``'s and ``pool``'s help name the fallback of each run setting as ``RUN_DEFAULTS`` holds it; the
+    workers default is 4 only on a machine with 4 CPUs or more (``min(4, os.cpu_count())``)."""
+    from toolkit.cli import main
+    from toolkit.workspace import RUN_DEFAULTS
+
+    def helps(name: str) -> dict[str, str]:
+        command = main.get_command(click.Context(main), name)
+        assert command is not None
+        return {p.name: p.help or "" for p in command.params if isinstance(p, click.Option) and p.name}
+
+    run, pool = helps("run"), helps("pool")
+    for key in ("depth", "timeout", "retries"):
+        assert f"(default: toolkit.toml, else {RUN_DEFAULTS[key]:g})" in run[key], (key, run[key])
+    assert RUN_DEFAULTS["workers"] == min(4, os.cpu_count() or 1)
+    cpus = "else 4, or the number of CPUs when fewer"
+    assert cpus in run["workers"], run["workers"]
+    assert cpus in pool["workers"], pool["workers"]

@@ -56,7 +56,10 @@ if TYPE_CHECKING:
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="Documents (or batches) fetched at once [default: [workspace] workers, else 4].",
+    help=(
+        "Documents (or batches) fetched at once "
+        "[default: [workspace] workers, else 4, or the number of CPUs when fewer]."
+    ),
 )
 @click.option(
     "-o",

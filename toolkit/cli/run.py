@@ -45,11 +45,21 @@ PARSER_CHOICES = ("json", "regex", "lines", "tsv", "trec")
     help="Run file to write (default runs/SYSTEM.run).",
 )
 @click.option("--depth", type=int, default=None, help="Results per topic (default: toolkit.toml, else 10).")
-@click.option("--workers", type=int, default=None, help="Parallel calls (default: toolkit.toml, else 4).")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Parallel calls (default: toolkit.toml, else 4, or the number of CPUs when fewer).",
+)
 @click.option(
     "--timeout", type=float, default=None, help="Seconds per call (default: toolkit.toml, else 30)."
 )
-@click.option("--retries", type=int, default=None, help="Extra attempts after a failed call (default 0).")
+@click.option(
+    "--retries",
+    type=int,
+    default=None,
+    help="Extra tries after a failed call (default: toolkit.toml, else 0).",
+)
 @click.option("--resume", is_flag=True, help="Finish an interrupted run without re-asking finished topics.")
 @click.option("--tag", "run_tag", help="The run_tag column (default: the system name).")
 @click.option(
