@@ -6,6 +6,7 @@
 * every key the code reads from ``toolkit.toml`` is in docs/workspace.md's table for its section — the keys
   come from the code's own declarations (``RUN_DEFAULTS``, ``SHARED_KEYS``, ``AUDIT_DEFAULTS``, the judging
   screen's ``ACTIONS``) and from the lines that read a table (``settings.get("depth")``), never from the page;
+* every environment variable the code reads is in docs/workspace.md's table of them;
 * every relative link of README.md and docs/*.md reaches a file, and its ``#anchor`` a heading there;
 * every page is in mkdocs.yml's nav, and every "docs/design.md §N" the code cites exists.
 """
@@ -170,6 +171,41 @@ def test_every_toolkit_toml_key_is_documented(table: str) -> None:
     assert not unknown, (
         f"docs/workspace.md documents [{table}] keys the code does not read: {sorted(unknown)}"
     )
+
+
+# --- environment variables ------------------------------------------------------------------------------
+
+#: Read by libpq (through psycopg) for a PostgreSQL campaign, not by the toolkit's own code.
+READ_BY_LIBPQ = {"PGPASSWORD"}
+
+
+def environment_variables() -> set[str]:
+    """Every variable the code reads: ``os.environ.get("X")``, ``os.environ["X"]``, and names kept in a
+    constant (``MAX_LINE_ENV = "X"``) for a lookup by variable."""
+    looked_up = scanned(r'\benviron(?:\.get\(|\[)"([A-Z][A-Z0-9_]*)"')
+    return looked_up | scanned(r'(?m)^\w*_ENV = "([A-Z][A-Z0-9_]*)"$')
+
+
+def test_the_environment_scan_finds_what_it_should() -> None:
+    from toolkit.example.search import CACHE_ENV
+    from toolkit.formats.limits import MAX_DECOMPRESSED_ENV, MAX_DOCUMENT_ENV, MAX_LINE_ENV
+
+    assert {CACHE_ENV, MAX_DECOMPRESSED_ENV, MAX_DOCUMENT_ENV, MAX_LINE_ENV, "XDG_STATE_HOME"} <= (
+        environment_variables()
+    )
+
+
+def test_every_environment_variable_is_documented() -> None:
+    page = (DOCS / "workspace.md").read_text(encoding="utf-8")
+    match = re.search(r"^## Environment variables\n(.*?)(?=^## )", page, re.S | re.M)
+    assert match is not None, "docs/workspace.md has no section ## Environment variables"
+    table = re.search(r"^\| variable \| default \| what it does \|\n(?:\|.*\n)+", match.group(1), re.M)
+    assert table is not None, "the section has no table | variable | default | what it does |"
+    documented = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", table.group(0), re.M))
+    read = environment_variables()
+    assert not read - documented, f"docs/workspace.md does not document {sorted(read - documented)}"
+    unknown = documented - read - READ_BY_LIBPQ
+    assert not unknown, f"docs/workspace.md documents variables the code does not read: {sorted(unknown)}"
 
 
 # --- links, nav, design citations ---------------------------------------------------------------------
