@@ -134,9 +134,9 @@ class ComparisonResult(Rendered, _Comparison):
     def topic(self, query_id: str, *, candidate: str | None = None) -> pd.DataFrame:
         """One topic's two rankings side by side: the baseline's and ``candidate``'s (default: the first).
 
-        A DataFrame indexed by rank, with a column group per run (``doc_id``, ``title``, ``snippet``,
-        ``grade`` — ``<NA>`` when unjudged —, ``first_relevant``, and the document's rank in the other run,
-        ``<NA>`` when not in its top k); ``.attrs`` holds the query, its class, the rank-1 bucket, the
+        A DataFrame indexed by rank, with a column group per run (``doc_id``, ``title`` and ``snippet`` —
+        ``<NA>`` when not fetched —, ``grade`` — ``<NA>`` when unjudged —, ``first_relevant``, and
+        ``rank_in_other``, the document's rank in the other run, ``<NA>`` when not in its top k); ``.attrs`` holds the query, its class, the rank-1 bucket, the
         refusal and empty-result changes and each measure's values. In a notebook it shows as the two
         lists side by side with grades and moves."""
         from toolkit.api.topic import topic_frame

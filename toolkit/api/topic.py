@@ -43,10 +43,8 @@ def _column(docs: tuple[RankedDoc, ...], depth: int, field: str) -> list[Any]:
             values.append(None)
         elif field == "doc_id":
             values.append(d.doc_id)
-        elif field == "title":
-            values.append(d.text.title if d.text else None)
-        elif field == "snippet":
-            values.append(d.text.snippet if d.text else None)
+        elif field in ("title", "snippet"):  # None: not fetched (no doc source, or it failed)
+            values.append(getattr(d.text, field) if d.text and not d.text.error else None)
         elif field == "grade":
             values.append(d.grade)
         elif field == "first_relevant":
@@ -60,11 +58,11 @@ def topic_frame(view: TopicView) -> TopicFrame:
     """``view`` as a frame indexed by rank (1…k) with a column group per run (``FIELDS``); ``attrs`` hold the
     topic's query, class, bucket, changes and values."""
     depth = max(len(view.baseline_docs), len(view.candidate_docs))
-    dtypes = {"grade": "Int64", "rank_in_other": "Int64", "first_relevant": "boolean"}
+    dtypes = {"grade": "Int64", "rank_in_other": "Int64", "first_relevant": "boolean"}  # <NA>: none
     columns = {}
     for run, docs in ((view.baseline, view.baseline_docs), (view.candidate, view.candidate_docs)):
         for field in FIELDS:
-            columns[(run, field)] = pd.array(_column(docs, depth, field), dtype=dtypes.get(field, "object"))
+            columns[(run, field)] = pd.array(_column(docs, depth, field), dtype=dtypes.get(field, "string"))
     frame = TopicFrame(columns, index=pd.RangeIndex(1, depth + 1, name="rank"))
     frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["run", "field"])
     frame.view = view
