@@ -39,12 +39,17 @@
   data.classes.forEach(function (c) { option(klass, c, c); });
   if (!data.classes.length) klass.parentNode.hidden = true;
 
-  // What the search box looks in: the topic id, the query and the doc ids of its lists.
-  var hay = data.topics.map(function (t) {
-    var ids = [];
-    t.l.forEach(function (l) { l.forEach(function (p) { ids.push(data.docs[p[0]][0]); }); });
-    return (t.q + "\n" + t.t + "\n" + ids.join("\n")).toLowerCase();
-  });
+  // What the search box looks in: the topic id, the query and the doc ids of its lists (built on first use).
+  var hay = null;
+  function haystack() {
+    if (hay) return hay;
+    hay = data.topics.map(function (t) {
+      var ids = [];
+      t.l.forEach(function (l) { l.forEach(function (p) { ids.push(data.docs[p[0]][0]); }); });
+      return (t.q + "\n" + t.t + "\n" + ids.join("\n")).toLowerCase();
+    });
+    return hay;
+  }
 
   function ci() { return Number(cand.value || 0); }
 
@@ -54,7 +59,7 @@
       var t = data.topics[i], o = t.o[c];
       if (b === "changed" ? !o[5] : b && o[0] !== b) return false;
       if (k && t.c !== k) return false;
-      return !s || hay[i].indexOf(s) >= 0;
+      return !s || haystack()[i].indexOf(s) >= 0;
     });
     list.textContent = "";
     drawn = 0;

@@ -23,7 +23,7 @@ from toolkit.model import Qrels, Run
 #: Longest title and snippet kept per document: the view shows a line of each, and 7,000 topics of 20
 #: documents must stay a file a browser opens at once (bench/bench_topic_view.py).
 TITLE_CHARS = 120
-SNIPPET_CHARS = 200
+SNIPPET_CHARS = 160
 
 _SPACE = re.compile(r"\s+")
 

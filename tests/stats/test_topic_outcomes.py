@@ -153,6 +153,6 @@ def test_doc_text_folds_cuts_and_does_not_repeat_the_title() -> None:
     assert doc_text("  A\ttitle ", "A title\n\nThe  body\nof it.") == DocText("A title", "The body of it.")
     assert doc_text("T", "# T\nbody") == DocText("T", "body")
     long = doc_text("", "word " * 100)
-    assert len(long.snippet) <= 200 and long.snippet.endswith("word…")
+    assert len(long.snippet) <= 160 and long.snippet.endswith("word…")
     page = "<html><style>p{}</style><script>x()</script><p>Hello &amp; <b>bye</b></p></html>"
     assert doc_text("", page, format="html").snippet == "Hello & bye"
