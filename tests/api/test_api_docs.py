@@ -130,7 +130,9 @@ def test_topic_example_is_the_run_files_top_ten(namespace: dict[str, Any]) -> No
         ranked = sorted(((float(r[4]), r[2]) for r in rows if r[0] == "frag-05"), reverse=True)
         assert list(frame[(run, "doc_id")]) == [d for _, d in ranked[:10]]
     base = list(frame[("bm25", "doc_id")])
-    expected = [d for i, d in enumerate(frame[("bm25f", "doc_id")], start=1) if d in base and base.index(d) + 1 > i]
+    expected = [
+        d for i, d in enumerate(frame[("bm25f", "doc_id")], start=1) if d in base and base.index(d) + 1 > i
+    ]
     assert list(namespace["moved_up"][("bm25f", "doc_id")]) == expected and expected
     assert namespace["paper_table"].startswith("% trec-toolkit: a comparison table")
 
