@@ -10,6 +10,7 @@ the network: no request can leave the page, whatever a title or a run name holds
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 from collections.abc import Sequence
 
@@ -53,10 +54,14 @@ _FRAGMENT_STYLE = "".join(
 APPENDIX = "Appendix"
 
 
+def script_hash(script: str) -> str:
+    """The CSP source that allows exactly ``script`` inline: ``'sha256-…'``."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
 def content_policy(scripts: Sequence[str] = ()) -> str:
     """The page's CSP: inline styles, ``data:`` images, exactly ``scripts`` (by hash), nothing else."""
-    from toolkit.reports.topic_view import script_hash
-
     allowed = " ".join(script_hash(s) for s in scripts) or "'none'"
     return (
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "

@@ -25,8 +25,6 @@ Why it is built this way:
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import json
 from collections.abc import Callable
@@ -74,12 +72,6 @@ def view_style() -> str:
     return resources.files(__package__).joinpath("topic_view.css").read_text(encoding="utf-8")
 
 
-def script_hash(script: str) -> str:
-    """The CSP source that allows exactly ``script`` inline: ``'sha256-…'``."""
-    digest = hashlib.sha256(script.encode("utf-8")).digest()
-    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
-
-
 def _text(value: object) -> str:
     return visible(str(value), one_line=True)
 
@@ -121,12 +113,13 @@ def view_data(
             }
         )
     classes = sorted({str(row["c"]) for row in rows if row["c"]})
+    seen = {o[0] for row in rows for o in row["o"]}
     return {
         "runs": [_text(r) for r in result.runs],
         "depth": rankings.depth,
         "measures": [str(m) for m in result.measures],
         "primary": result.measures.index(result.primary),
-        "buckets": VIEW_BUCKETS,
+        "buckets": {k: v for k, v in VIEW_BUCKETS.items() if k in BUCKET_LABELS or k in seen},
         "classes": classes,
         "total": len(views.query_ids),
         "shown": len(ids),
