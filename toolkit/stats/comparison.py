@@ -31,8 +31,8 @@ import numpy as np
 from toolkit.errors import UsageError
 from toolkit.model import Qrels, Run, TopicSet
 from toolkit.stats.buckets import rank_outcome
-from toolkit.stats.families import CONFIRMATORY, EXPLORATORY, SECONDARY, assign
-from toolkit.stats.location import t_test, wilcoxon
+from toolkit.stats.families import CONFIRMATORY, EXPLORATORY, NO_VERDICT, SECONDARY, assign, directed
+from toolkit.stats.location import headline_interval, t_test, wilcoxon
 from toolkit.stats.multiple import CORRECTIONS, FIXED_SEQUENCE, adjust
 from toolkit.stats.paired import (
     DEFAULT_BOOTSTRAP,
@@ -42,6 +42,7 @@ from toolkit.stats.paired import (
     Panel,
     paired_tests,
     randomization_for,
+    studentized_for,
 )
 from toolkit.stats.randomization import DEFAULT_RESAMPLES, RandomizationResult
 from toolkit.stats.refusal import compare_refusals
@@ -166,7 +167,7 @@ def compare_runs(
         for s in summaries[1:]
     )
     by_class = _by_class(summaries, class_measures, common, correction, alpha, blocked)
-    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test, failures)
+    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test, failures, seed, bootstrap)
     query_ids = list(summaries[0].query_ids)
     return ComparisonResult(
         runs=tuple(names),
@@ -316,14 +317,21 @@ def _all_pairs(
     alpha: float,
     test: str,
     failures: Failures,
+    seed: int,
+    bootstrap: int,
 ) -> tuple[AllPairs, ...]:
     """Every pair of runs on every measure (3+ runs): the declared test per pair, one family per measure.
 
-    Pairs with the baseline are the battery's results; the others were tested in the same Monte Carlo pass.
+    Pairs with the baseline are the battery's results; the others were tested in the same Monte Carlo pass,
+    and get the same headline interval (one shared bootstrap pass over their differences).
     """
     if len(names) < 3:
         return ()
     known = {(r.candidate, r.measure): r for r in tested}
+    keys = list(fresh)
+    dists = dict(
+        zip(keys, studentized_for([fresh[k][0] for k in keys], seed=seed, resamples=bootstrap), strict=True)
+    )
     out = []
     for m in measures:
         rows = []
@@ -347,12 +355,23 @@ def _all_pairs(
                 )
                 continue
             idiff, rand = fresh[(m, i, j)]
-            d = idiff.values / idiff.scale
-            ttest, ci = t_test(d)
+            ttest, _ = t_test(idiff)
+            ci = headline_interval(idiff, dists[(m, i, j)], bootstrap)
             wil = wilcoxon(idiff.values, "wilcox")
-            delta = float(idiff.values.sum()) / idiff.scale / d.size
             rows.append(
-                PairwiseResult(names[i], names[j], m, int(d.size), delta, ci, rand, ttest, wil, test, alpha)
+                PairwiseResult(
+                    names[i],
+                    names[j],
+                    m,
+                    int(idiff.values.size),
+                    idiff.mean(),
+                    ci,
+                    rand,
+                    ttest,
+                    wil,
+                    test,
+                    alpha,
+                )
             )
         adjusted = adjust([r.pvalue for r in rows], correction)
         pairs = tuple(
@@ -366,7 +385,11 @@ def _all_pairs(
 def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float, blocked: str | None) -> PairwiseResult:
     import dataclasses
 
-    words = "–" if p is None or p >= alpha else ("better" if r.delta > 0 else "worse")
+    words = (
+        NO_VERDICT
+        if p is None or p >= alpha
+        else directed(r.test, r.delta, r.wilcoxon.r_plus, r.wilcoxon.r_minus)
+    )
     words = blocked or words
     return dataclasses.replace(r, p_adjusted=p, verdict=words)
 

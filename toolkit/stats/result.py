@@ -194,10 +194,13 @@ class ComparisonResult:
         return None
 
     def regressions(self) -> tuple[PairedResult, ...]:
-        """Candidates significantly worse on the primary measure in the confirmatory family (adjusted p < α).
+        """Candidates significantly worse on the primary measure in the confirmatory family (adjusted p < α),
+        or significant with the test's direction and the mean's disagreeing (the mean may have dropped).
 
         Not a "no regression" check for the others: that needs non-inferiority (``regression_check``)."""
-        return tuple(c for c in self.comparisons if c.primary and c.verdict == "worse")
+        from toolkit.stats.families import WORSE, disagrees
+
+        return tuple(c for c in self.comparisons if c.primary and (c.verdict == WORSE or disagrees(c.verdict)))
 
     def judged_warnings(self, run: str) -> tuple[str, ...]:
         """Judged@k below 1 with pooled human qrels: the run is scored partly on unjudged documents."""
@@ -236,7 +239,8 @@ class ComparisonResult:
             criterion = (
                 f"the confirmatory {self.test} test of {self.primary} ({self.confirmatory.adjustment} over "
                 f"{self.confirmatory.m} candidate(s), α = {self.alpha:g}): a candidate fails when it is "
-                "significantly worse; passing is not evidence of no regression (declare --margin for that)"
+                "significantly worse, or significant with its test's direction and the mean's disagreeing; "
+                "passing is not evidence of no regression (declare --margin for that)"
             )
         failed = []
         for v in self.verdicts():
@@ -251,6 +255,6 @@ class ComparisonResult:
                 if ni is None or ni.holds is not True:
                     reason = ni.reason if ni is not None and ni.reason else "non-inferiority not shown"
                     failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}: {reason}"))
-            elif c.verdict == "worse":
-                failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}"))
+            elif c in self.regressions():
+                failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}: {c.verdict}"))
         return RegressionCheck(criterion, tuple(failed))
