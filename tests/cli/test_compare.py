@@ -117,7 +117,7 @@ def test_json_contract_keys_in_order():
         "versions",
         "setup",
     ]
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     assert list(doc["comparisons"][0]) == [
         "baseline",
         "candidate",

@@ -11,12 +11,11 @@ from math import comb
 import numpy as np
 import pytest
 
+from toolkit.scoring.measures import measure_object
 from toolkit.stats.families import verdict
 from toolkit.stats.grid import integer_diffs
-from toolkit.scoring.measures import measure_object
 from toolkit.stats.paired import paired_test
 from toolkit.stats.randomization import randomization_test
-
 
 # -- item 1: a constant non-zero difference has no spread ------------------------------------------------
 
@@ -24,14 +23,22 @@ from toolkit.stats.randomization import randomization_test
 def constant(n=12, test="t", margin=0.05):
     ids = [f"q{i}" for i in range(n)]
     return paired_test(
-        {q: 0.2 for q in ids}, {q: 0.3 for q in ids}, measure="P@10", test=test, margin={"P@10": margin}["P@10"]
+        {q: 0.2 for q in ids},
+        {q: 0.3 for q in ids},
+        measure="P@10",
+        test=test,
+        margin={"P@10": margin}["P@10"],
     )
 
 
 def test_constant_difference_is_no_spread_not_a_huge_t():
     r = constant()
     # every difference is exactly +1/10 (hand computation): the sd is 0, t, d_z, the CI and the MDE do not exist
-    assert r.t.statistic is None and r.t.pvalue is None and "every per-topic difference is the same" in r.t.reason
+    assert (
+        r.t.statistic is None
+        and r.t.pvalue is None
+        and "every per-topic difference is the same" in r.t.reason
+    )
     assert r.ci95.pair() is None and "every per-topic difference is the same" in r.ci95.reason
     assert r.d_z is None and "every per-topic difference is the same" in r.effect_reason
     assert r.mde80.value is None and "every per-topic difference is the same" in r.mde80.reason
@@ -61,16 +68,27 @@ def rr(ranks):
 def brute_force(diffs):
     """p of the two-sided sign-flip test by enumerating every sign vector in exact rationals."""
     observed = abs(sum(diffs))
-    hits = sum(1 for s in product((1, -1), repeat=len(diffs)) if abs(sum(a * b for a, b in zip(s, diffs))) >= observed)
+    hits = sum(
+        1
+        for s in product((1, -1), repeat=len(diffs))
+        if abs(sum(a * b for a, b in zip(s, diffs, strict=False))) >= observed
+    )
     return Fraction(hits, 2 ** len(diffs))
 
 
 def test_rr_at_1000_with_a_huge_common_denominator_is_enumerated_exactly():
-    exact = [(Fraction(1, b) if b else 0) - (Fraction(1, a) if a else 0) for a, b in zip(RANKS_A, RANKS_B)]
+    exact = [
+        (Fraction(1, b) if b else 0) - (Fraction(1, a) if a else 0)
+        for a, b in zip(RANKS_A, RANKS_B, strict=False)
+    ]
     expected = brute_force(exact)
     assert expected == Fraction(57472, 65536)  # the value the issue gives
     ids = [f"q{i}" for i in range(16)]
-    r = paired_test(dict(zip(ids, rr(RANKS_A))), dict(zip(ids, rr(RANKS_B))), measure="RR@1000")
+    r = paired_test(
+        dict(zip(ids, rr(RANKS_A), strict=False)),
+        dict(zip(ids, rr(RANKS_B), strict=False)),
+        measure="RR@1000",
+    )
     assert r.randomization.exact and r.randomization.pvalue == float(expected)
     assert r.randomization.method == "exact (all 2^16 sign vectors)"
     assert "1e-9" not in r.randomization.grid
@@ -81,7 +99,10 @@ def test_rr_at_1000_with_a_huge_common_denominator_is_enumerated_exactly():
 
 def test_the_exact_grid_past_2_to_53_keeps_every_difference():
     g = integer_diffs(rr(RANKS_A), rr(RANKS_B), measure_object("RR@1000"))
-    exact = [(Fraction(1, b) if b else 0) - (Fraction(1, a) if a else 0) for a, b in zip(RANKS_A, RANKS_B)]
+    exact = [
+        (Fraction(1, b) if b else 0) - (Fraction(1, a) if a else 0)
+        for a, b in zip(RANKS_A, RANKS_B, strict=False)
+    ]
     assert g.exact and g.scale > 2**53
     assert [Fraction(int(v), g.scale) for v in g.values] == exact
 
@@ -93,7 +114,12 @@ def wilcoxon_example():
     ids = [f"q{i}" for i in range(23)]
     base = [0.2] * 20 + [1.0] * 3
     cand = [0.3] * 20 + [0.0] * 3
-    return paired_test(dict(zip(ids, base)), dict(zip(ids, cand)), measure="P@10", test="wilcoxon")
+    return paired_test(
+        dict(zip(ids, base, strict=False)),
+        dict(zip(ids, cand, strict=False)),
+        measure="P@10",
+        test="wilcoxon",
+    )
 
 
 def test_wilcoxon_verdict_follows_the_signed_ranks_and_says_the_mean_disagrees():
@@ -114,4 +140,3 @@ def test_wilcoxon_verdict_follows_the_signed_ranks_and_says_the_mean_disagrees()
     words = verdict(r)
     assert words.startswith("better by signed ranks (R+ 210 > R− 66)")
     assert "but the mean Δ is -0.0435" in words and "disagree" in words
-

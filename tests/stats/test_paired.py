@@ -79,7 +79,12 @@ def test_bootstrap_ci_is_seeded_and_contains_the_mean():
     ids = [f"q{i}" for i in range(30)]
     rng = np.random.default_rng(5)
     a, b = rng.random(30), rng.random(30)
-    run = lambda seed: paired_test(dict(zip(ids, a)), dict(zip(ids, b)), measure="AP", seed=seed)  # noqa: E731
+
+    def run(seed):
+        return paired_test(
+            dict(zip(ids, a, strict=True)), dict(zip(ids, b, strict=True)), measure="AP", seed=seed
+        )
+
     first, again = run(1), run(1)
     assert first.ci95 == again.ci95 and first.ci95.method == "studentized bootstrap"
     assert first.ci95.low < float(np.mean(b - a)) < first.ci95.high
@@ -89,7 +94,9 @@ def test_noninferiority():
     # S1 three times over (30 topics): the studentized test is defined; t's one-sided bound kept for the record
     d = [0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05] * 3
     ids = [f"q{i}" for i in range(30)]
-    r = paired_test({q: 0.25 for q in ids}, {q: 0.25 + x for q, x in zip(ids, d)}, measure="AP", margin=0.05)
+    r = paired_test(
+        {q: 0.25 for q in ids}, {q: 0.25 + x for q, x in zip(ids, d, strict=False)}, measure="AP", margin=0.05
+    )
     ni = r.noninferiority
     sd = np.std(d, ddof=1)
     # t = (mean + margin) / (sd/√n); the t bound = mean − t_{0.95,29}·sd/√n (hand formula, t_{0.95,29} = 1.699127)
@@ -167,7 +174,10 @@ def test_estimates_need_ten_topics_by_the_minimum_data_rule():
     rule = "needs at least 10 topics (found 9)"
     assert r.ci95_t.pair() is None and r.ci95_t.reason == rule
     assert r.mde80.reason == rule and r.effect_reason == rule
-    assert r.ci95.reason == "an interval that holds under skewed per-topic differences needs at least 30 topics (found 9)"
+    assert (
+        r.ci95.reason
+        == "an interval that holds under skewed per-topic differences needs at least 30 topics (found 9)"
+    )
     assert r.t.pvalue is not None  # a test is valid at any n; an estimate is not
 
 
@@ -181,7 +191,10 @@ def test_noninferiority_needs_spread_and_ten_topics():
     ids = [f"q{i}" for i in range(12)]
     same = paired_test(dict.fromkeys(ids, 0.5), dict.fromkeys(ids, 1.0), measure="RR@10", margin=0.05)
     assert same.noninferiority.holds is None and same.noninferiority.statistic is None
-    assert same.noninferiority.reason == "every per-topic difference is the same (sd = 0): no standard error to test by"
+    assert (
+        same.noninferiority.reason
+        == "every per-topic difference is the same (sd = 0): no standard error to test by"
+    )
     assert same.ci95.reason == "every per-topic difference is the same (sd = 0)"
 
 

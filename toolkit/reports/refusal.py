@@ -145,7 +145,7 @@ def comparison_blocks(result: ComparisonResult) -> list[Block]:
     for t in result.refusal_tests:
         tests.append(_change_row(t.candidate, "refusal", t.refusal))
         tests.append(_change_row(t.candidate, "empty result", t.empty))
-        changed += _changed(t, base)
+        changed += changes(t)
         for label, c in (("refusal", t.refusal), ("empty result", t.empty)):
             note = reach_note(c.discordant, result.alpha) if c is not None else None
             if note:
@@ -172,7 +172,10 @@ def comparison_blocks(result: ComparisonResult) -> list[Block]:
     ]
 
 
-def _changed(t: RefusalComparison, baseline: str) -> list[str]:
+def changes(t: RefusalComparison) -> list[str]:
+    """One list item per kind of change in the outcome against the baseline, with its topics (the verdict
+    section lists them: a refusal gained or lost is the most visible change a user sees, whatever its size)."""
+    baseline = t.baseline
     out = []
     for c, now, before in (
         (t.refusal, "now refused", "no longer refused"),

@@ -31,7 +31,15 @@ import numpy as np
 from toolkit.errors import UsageError
 from toolkit.model import Qrels, Run, TopicSet
 from toolkit.stats.buckets import rank_outcome
-from toolkit.stats.families import CONFIRMATORY, EXPLORATORY, NO_VERDICT, SECONDARY, assign, directed
+from toolkit.stats.families import (
+    CONFIRMATORY,
+    EXPLORATORY,
+    NO_VERDICT,
+    SECONDARY,
+    assign,
+    directed,
+    significant,
+)
 from toolkit.stats.location import headline_interval, t_test, wilcoxon
 from toolkit.stats.multiple import CORRECTIONS, FIXED_SEQUENCE, adjust
 from toolkit.stats.paired import (
@@ -167,7 +175,9 @@ def compare_runs(
         for s in summaries[1:]
     )
     by_class = _by_class(summaries, class_measures, common, correction, alpha, blocked)
-    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test, failures, seed, bootstrap)
+    all_pairs = _all_pairs(
+        names, main, comparisons, fresh, correction, alpha, test, failures, seed, bootstrap
+    )
     query_ids = list(summaries[0].query_ids)
     return ComparisonResult(
         runs=tuple(names),
@@ -375,14 +385,20 @@ def _all_pairs(
             )
         adjusted = adjust([r.pvalue for r in rows], correction)
         pairs = tuple(
-            _pair_verdict(r, p, alpha, failures.pair_reason(r.a, r.b))
+            _pair_verdict(
+                r, p, alpha, failures.pair_reason(r.a, r.b), known.get((r.b, m)) if r.a == names[0] else None
+            )
             for r, p in zip(rows, adjusted, strict=True)
         )
         out.append(AllPairs(m, correction, pairs))
     return tuple(out)
 
 
-def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float, blocked: str | None) -> PairwiseResult:
+def _pair_verdict(
+    r: PairwiseResult, p: float | None, alpha: float, blocked: str | None, owner: PairedResult | None
+) -> PairwiseResult:
+    """The exploratory verdict of a pair; a pair with the baseline reads its own family's verdict (one pair,
+    one verdict: issue 24), with a note when the all-pairs adjustment alone would have read otherwise."""
     import dataclasses
 
     words = (
@@ -390,8 +406,22 @@ def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float, blocked: str
         if p is None or p >= alpha
         else directed(r.test, r.delta, r.wilcoxon.r_plus, r.wilcoxon.r_minus)
     )
+    note = ""
+    if owner is not None and not blocked:
+        own = owner.verdict
+        if significant(words) != significant(own) or (significant(words) and words != own):
+            note = (
+                f"the all-pairs adjustment alone would read {words!r} (p adj. {_p(p)}), but this pair is "
+                f"answered in the {owner.family} family ({owner.adjustment}, p adj. {_p(owner.p_adjusted)}), "
+                "which a claim about it must use"
+            )
+        words = f"{own} ({owner.family})"
     words = blocked or words
-    return dataclasses.replace(r, p_adjusted=p, verdict=words)
+    return dataclasses.replace(r, p_adjusted=p, verdict=words, note=note)
+
+
+def _p(p: float | None) -> str:
+    return "–" if p is None else f"{p:.4g}"
 
 
 def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list[str], tuple[Measure, ...]]]:

@@ -85,7 +85,8 @@ class ClassBreakdown:
 
 @dataclass(frozen=True)
 class PairwiseResult:
-    """Run ``b`` against run ``a`` on one measure, for the all-pairs family (no bootstrap, no per-topic data)."""
+    """Run ``b`` against run ``a`` on one measure, for the all-pairs family (no per-topic data). A pair with the
+    baseline shows the verdict of the family that answers it (confirmatory or secondary), labelled so."""
 
     a: str
     b: str
@@ -100,6 +101,8 @@ class PairwiseResult:
     alpha: float
     p_adjusted: float | None = None
     verdict: str = ""
+    #: Why a pair with the baseline reads its own family's verdict rather than this family's, when they differ.
+    note: str = ""
 
     @property
     def pvalue(self) -> float | None:
@@ -200,7 +203,9 @@ class ComparisonResult:
         Not a "no regression" check for the others: that needs non-inferiority (``regression_check``)."""
         from toolkit.stats.families import WORSE, disagrees
 
-        return tuple(c for c in self.comparisons if c.primary and (c.verdict == WORSE or disagrees(c.verdict)))
+        return tuple(
+            c for c in self.comparisons if c.primary and (c.verdict == WORSE or disagrees(c.verdict))
+        )
 
     def judged_warnings(self, run: str) -> tuple[str, ...]:
         """Judged@k below 1 with pooled human qrels: the run is scored partly on unjudged documents."""
@@ -256,5 +261,7 @@ class ComparisonResult:
                     reason = ni.reason if ni is not None and ni.reason else "non-inferiority not shown"
                     failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}: {reason}"))
             elif c in self.regressions():
-                failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}: {c.verdict}"))
+                failed.append(
+                    (v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}: {c.verdict}")
+                )
         return RegressionCheck(criterion, tuple(failed))

@@ -98,6 +98,6 @@ def t_star(d: np.ndarray, means: np.ndarray, second: np.ndarray) -> tuple[np.nda
     se_b = np.sqrt(np.where(flat, 1.0, var) / n)
     diff = means - mean
     moved = np.abs(diff) > 1e-12 * np.maximum(1.0, np.abs(mean))
-    t = np.where(flat, np.where(moved, np.sign(diff) * np.inf, 0.0), diff / se_b)
+    t = np.where(flat, np.where(moved, np.copysign(np.inf, diff), 0.0), diff / se_b)
     t.sort(axis=0)
     return t, mean, se
