@@ -108,7 +108,8 @@ def design_sentence(result: ComparisonResult) -> str:
     return (
         f"Confirmatory test: **{esc(result.primary)}** ({declared}) by the {TEST_NAMES[result.test]}, {how}. "
         f"Secondary measures form their own family ({result.correction}); per-class rows and all pairs are "
-        "exploratory. Every CI is the paired t 95% interval, unadjusted for multiplicity."
+        "exploratory. Every CI is the studentized bootstrap 95% interval (withheld below 30 topics, where no "
+        "interval holds under skewed differences), unadjusted for multiplicity."
     )
 
 
@@ -265,6 +266,13 @@ def _tests(result: ComparisonResult) -> list[Block]:
                 left=(0, 1, -1),
             ),
         ]
+        withheld = [
+            f"{esc(c.candidate)}, {esc(c.measure)}: non-inferiority undefined: {esc(c.noninferiority.reason)}"
+            for c in nis
+            if c.noninferiority is not None and c.noninferiority.holds is None
+        ]
+        if withheld:
+            b.append(bullets(withheld))
     notes = [f"{esc(c.candidate)}, {esc(c.measure)}: {esc(n)}" for c in result.comparisons for n in c.notes]
     notes += [
         f"{esc(c.candidate)}, {esc(c.measure)}: no interval: {esc(c.ci95.reason)}"
@@ -297,7 +305,7 @@ def _ni_row(c: PairedResult) -> list[str]:
     if ni is None:
         raise ValueError(f"{c.measure}: no non-inferiority test to report")
     if ni.holds is None:
-        claim = f"undefined: {ni.reason}"
+        claim = "undefined (below)"
     else:
         claim = f"no regression larger than {ni.margin:g}" if ni.holds else "regression not ruled out"
     return [

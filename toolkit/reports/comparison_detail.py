@@ -264,7 +264,8 @@ def appendix_blocks(result: ComparisonResult, preflight: Mapping[str, Mapping[st
             "rival answers. Randomization: exact (enumeration or a dynamic programme over the integer sums) "
             "where the values allow, else Monte Carlo with seeded sign flips; the grid is the one the "
             "differences were compared on (exact rationals for RR@k, P@k; 1e-9 otherwise). Wilcoxon: "
-            f"zero_method={result.setup['zero_method']}, two-sided, no continuity correction. Class: the topics "
+            f"zero_method={result.setup['zero_method']}, two-sided, no continuity correction (exact cond. = the "
+            "exact conditional null of the mid-ranks). Class: the topics "
             "a row is computed on (all, or one query class)."
         ),
         table(
@@ -273,7 +274,7 @@ def appendix_blocks(result: ComparisonResult, preflight: Mapping[str, Mapping[st
                 "measure",
                 "class",
                 "family",
-                "randomization p",
+                "rand. p",
                 "method",
                 "grid",
                 "t (df)",
@@ -326,7 +327,7 @@ def _tests_row(query_class: str, c: PairedResult) -> list[str]:
         r.grid.removesuffix(" grid"),
         f"{num(c.t.statistic, 3)} ({c.t.df})",
         pval(c.t.pvalue),
-        f"{pval(c.wilcoxon.pvalue)} ({c.wilcoxon.method})",
+        f"{pval(c.wilcoxon.pvalue)} ({c.wilcoxon.method.replace('conditional', 'cond.')})",
     ]
 
 

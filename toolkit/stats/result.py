@@ -247,6 +247,8 @@ class ComparisonResult:
                 "significantly worse, or significant with its test's direction and the mean's disagreeing; "
                 "passing is not evidence of no regression (declare --margin for that)"
             )
+        from toolkit.stats.families import disagrees
+
         failed = []
         for v in self.verdicts():
             if not v.comparable:
@@ -261,7 +263,6 @@ class ComparisonResult:
                     reason = ni.reason if ni is not None and ni.reason else "non-inferiority not shown"
                     failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}: {reason}"))
             elif c in self.regressions():
-                failed.append(
-                    (v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}: {c.verdict}")
-                )
+                said = f": {c.verdict}" if disagrees(c.verdict) else ""
+                failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}{said}"))
         return RegressionCheck(criterion, tuple(failed))
