@@ -95,7 +95,7 @@ def test_refusal_changes_are_listed_with_their_topics_in_the_verdict(example_aud
     verdict = md.split("## Verdict", 1)[1].split("## Aggregate", 1)[0]
     assert f"- bm25f no longer refused (vs bm25, {len(lost)}): {' '.join(lost)}" in verdict
     summary = (example_audit / "summary.txt").read_text()
-    assert f"  bm25f no longer refused (vs bm25, {len(lost)}): {' '.join(lost)}" in summary
+    assert f"  bm25f: no longer refused (vs bm25, {len(lost)}): {' '.join(lost)}" in summary
 
 
 def test_every_test_table_has_a_class_column(example_audit: Path) -> None:

@@ -172,10 +172,9 @@ def comparison_blocks(result: ComparisonResult) -> list[Block]:
     ]
 
 
-def changes(t: RefusalComparison) -> list[str]:
-    """One list item per kind of change in the outcome against the baseline, with its topics (the verdict
-    section lists them: a refusal gained or lost is the most visible change a user sees, whatever its size)."""
-    baseline = t.baseline
+def changed_topics(t: RefusalComparison) -> list[tuple[str, tuple[str, ...]]]:
+    """Each kind of change in the outcome against the baseline ("now refused", "no longer refused", "now
+    empty", "no longer empty") with its topics, in that order; kinds without topics are left out."""
     out = []
     for c, now, before in (
         (t.refusal, "now refused", "no longer refused"),
@@ -185,10 +184,17 @@ def changes(t: RefusalComparison) -> list[str]:
             continue
         for label, ids in ((now, c.became_empty), (before, c.became_answered)):
             if ids:
-                out.append(
-                    f"{esc(t.candidate)} {label} (vs {esc(baseline)}, {len(ids)}): {esc(' '.join(ids))}"
-                )
+                out.append((label, tuple(ids)))
     return out
+
+
+def changes(t: RefusalComparison) -> list[str]:
+    """One list item per kind of change against the baseline, with its topics (the verdict section lists them:
+    a refusal gained or lost is the most visible change a user sees, whatever its size or p)."""
+    return [
+        f"{esc(t.candidate)} {label} (vs {esc(t.baseline)}, {len(ids)}): {esc(' '.join(ids))}"
+        for label, ids in changed_topics(t)
+    ]
 
 
 def verdict_sentence(result: ComparisonResult, candidate: str) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from toolkit.reports.document import pilot_line
 from toolkit.reports.numbers import interval, num, pval, signed
-from toolkit.reports.refusal import changes
+from toolkit.reports.refusal import changed_topics
 from toolkit.stats.families import NOT_SIGNIFICANT
 
 
@@ -100,4 +100,8 @@ def _refusal(r: Any, cand: str) -> list[str]:
             f"; empty results {num(b.empty_rate)} → {num(c.empty_rate)} of {len(c.others)} "
             f"(McNemar p {pval(t.empty.mcnemar.pvalue)})"
         )
-    return [line, *(f"  {change}" for change in changes(t))]
+    listed = [
+        f"  {cand}: {label} (vs {r.baseline}, {len(ids)}): {' '.join(ids)}"
+        for label, ids in changed_topics(t)
+    ]
+    return [line, *listed]
