@@ -298,7 +298,7 @@ def test_text_report_lines():
         "holds under skewed per-topic differences needs at least 30 topics (found 10)) (studentized bootstrap, "
         "unadjusted), p = 0.1875 (randomization, exact), one candidate: no adjustment. This is not a claim of "
         f"equivalence: the smallest Δ this comparison could detect with 80% power is {mde:.4f} (post hoc MDE) "
-        "against the observed +0.1800, so an effect this size could not have been seen; declare --margin for a "
+        "against the observed +0.1800: an effect of that size could not have been detected reliably; declare --margin for a "
         "non-inferiority test. Rank 1 (top 10): Fixed 3, Degraded 1 (exact McNemar p = 0.6250)."
     )
     assert lines[7:10] == ["Aggregate", "measure            s1-a    s1-b", "RR@10 (primary)  0.4783  0.6583"]

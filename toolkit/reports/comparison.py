@@ -171,8 +171,8 @@ def not_equivalence(c: PairedResult) -> str:
         return f"This is not a claim of equivalence (no minimum detectable effect: {esc(c.mde80.reason)})."
     return (
         f"This is not a claim of equivalence: the smallest Δ this comparison could detect with 80% power is "
-        f"{num(c.mde80.value)} (post hoc MDE) against the observed {signed(c.delta)}, so an effect this size could "
-        "not have been seen; declare --margin for a non-inferiority test."
+        f"{num(c.mde80.value)} (post hoc MDE) against the observed {signed(c.delta)}: an effect of that size could "
+        "not have been detected reliably; declare --margin for a non-inferiority test."
     )
 
 
