@@ -94,14 +94,16 @@ def json_marks(data: dict) -> dict[tuple[str, str], str]:
     letter = {run: "abcdefghijklmnopqrstuvwxyz"[i] for i, run in enumerate(data["runs"])}
     won: dict[tuple[str, str], set[str]] = {}
     for c in data["comparisons"]:
-        if c["verdict"] in ("better", "worse"):
-            winner, loser = (c["candidate"], c["baseline"])[:: 1 if c["verdict"] == "better" else -1]
+        words = c["verdict"].split(" ", 1)[0]  # "better by signed ranks …, but the mean Δ …" is "better"
+        if words in ("better", "worse"):
+            winner, loser = (c["candidate"], c["baseline"])[:: 1 if words == "better" else -1]
             won.setdefault((winner, c["measure"]), set()).add(letter[loser])
     for family in data["all_pairs"]:
         for p in family["pairs"]:
-            if data["baseline"] in (p["a"], p["b"]) or p["verdict"] not in ("better", "worse"):
+            words = p["verdict"].split(" ", 1)[0]
+            if data["baseline"] in (p["a"], p["b"]) or words not in ("better", "worse"):
                 continue
-            winner, loser = (p["b"], p["a"])[:: 1 if p["verdict"] == "better" else -1]
+            winner, loser = (p["b"], p["a"])[:: 1 if words == "better" else -1]
             won.setdefault((winner, family["measure"]), set()).add(letter[loser])
     return {key: "".join(sorted(v)) for key, v in won.items()}
 

@@ -143,9 +143,9 @@ def command(
     \b
     The verdict per candidate is the confirmatory test of the primary measure (Holm across candidates,
     or fixed-sequence with --order); other measures are a secondary family, per-class rows and all pairs
-    (3+ runs) exploratory. Headline CI: paired t, unadjusted. Also: rank-1 buckets with exact McNemar,
-    preferences, refusal and empty results (topics declared expect = "empty"; exact McNemar), Judged@k,
-    failed topics; t, Wilcoxon, effect sizes, bootstrap CI, post hoc MDE in the appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
+    (3+ runs) exploratory. Headline CI: studentized bootstrap, unadjusted, from 30 topics. Also: rank-1
+    buckets with exact McNemar, preferences, refusal and empty results (topics declared expect = "empty";
+    exact McNemar), Judged@k, failed topics; t, Wilcoxon, effect sizes, t CI, post hoc MDE in the appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
     \b
     --format html adds the per-topic view (both rankings of each changed topic side by side); --show
     TOPIC prints one topic's in the terminal; --format latex writes a table for a paper (booktabs).

@@ -9,7 +9,7 @@ Which differences are significant is not decided here: the table reads the compa
 (``Document.data``, ``toolkit.reports.comparison_json``) — the ``verdict`` of each candidate against the
 baseline in the confirmatory and secondary families (the declared test, adjusted as the comparison declared),
 and with 3+ runs the exploratory all-pairs family for the pairs of candidates. So the marks are the JSON's
-verdicts, "better" or "worse", and nothing else; a candidate that is not comparable (failed topics) gets no
+verdicts, "better" or "worse" (in the declared test's direction), and nothing else; a candidate that is not comparable (failed topics) gets no
 letter and a dagger. The caption says which test, which adjustment and α.
 
 The output is a ``table`` environment to ``\\input`` into a paper; it needs ``\\usepackage{booktabs}`` and
@@ -92,19 +92,26 @@ def significance_marks(data: Mapping[str, Any]) -> dict[tuple[str, str], set[str
         marks.setdefault((winner, measure), set()).add(loser)
 
     for c in data["comparisons"]:
-        if c["verdict"] == "better":
+        if direction(c["verdict"]) == "better":
             better(c["candidate"], c["baseline"], c["measure"])
-        elif c["verdict"] == "worse":
+        elif direction(c["verdict"]) == "worse":
             better(c["baseline"], c["candidate"], c["measure"])
     for family in data.get("all_pairs", ()):
         for p in family["pairs"]:
             if baseline in (p["a"], p["b"]):
                 continue  # against the baseline: the declared families above decide
-            if p["verdict"] == "better":  # b − a > 0
+            if direction(p["verdict"]) == "better":  # b against a
                 better(p["b"], p["a"], family["measure"])
-            elif p["verdict"] == "worse":
+            elif direction(p["verdict"]) == "worse":
                 better(p["a"], p["b"], family["measure"])
     return marks
+
+
+def direction(verdict: str) -> str | None:
+    """ "better" or "worse" for a significant verdict — its first word, also when it goes on to say that the
+    declared test and the mean disagree (``toolkit.stats.families.directed``) — else None."""
+    first = verdict.split(" ", 1)[0]
+    return first if first in ("better", "worse") else None
 
 
 def render_latex(document: Document) -> str:
