@@ -175,6 +175,17 @@ def is_geometric(measure: Measure | str) -> bool:
     return isinstance(measure_object(measure).aggregator(), GeometricAgg)
 
 
+def check_per_topic(measure: Measure | str, *, use: str) -> None:
+    """UsageError for a measure with no per-topic value of its own (``gm_map``, ``gm_bpref``: geometric means
+    over topics), named where ``use`` (``compare``, a ``gate`` rule) would average per-topic values."""
+    if is_geometric(measure):
+        base = "AP" if str(measure).startswith("gm_map") else "Bpref"
+        raise UsageError(
+            f"{measure} is a geometric mean over topics, with no per-topic value of its own; {use} works on "
+            f"per-topic values: use {base} there, and `trec-toolkit score --measures {measure}` for the mean"
+        )
+
+
 def measure_cutoff(measure: Measure | str) -> int | None:
     """The rank cutoff of a measure (``RR@10`` → 10), None when it looks at the whole ranking."""
     cutoff = measure_object(measure).params.get("cutoff")

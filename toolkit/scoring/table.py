@@ -63,6 +63,15 @@ class Located:
     printed: str
 
     @property
+    def value(self) -> Any:
+        """The one parameter value as the measure object holds it (a cutoff, trec_eval's text), or None."""
+        if self.text is None:
+            return None
+        if self.row.params in _CUTOFF_KINDS or not self.row.in_trec_eval:
+            return self.params[0]
+        return self.text
+
+    @property
     def trec_name(self) -> str | None:
         """The name trec_eval prints for this value, None when trec_eval does not compute it (another level, -J)."""
         if not self.row.in_trec_eval or self.level != 1 or self.judged_only:
@@ -313,6 +322,7 @@ def _own(row: MeasureDef, value: Any, level: int, judged_only: bool) -> Any:
     return row_class(row.name)(**kwargs)
 
 
+_PRINTED_PARAMETERS = re.compile(r"[-+.0-9][^()@]*|[^()@=]+=[^()@]*")
 _TREC = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\.(?P<text>.*))?", re.S)
 _OWN = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\((?P<args>.*)\))?(?:@(?P<at>[^@()]+))?", re.S)
 
@@ -354,8 +364,9 @@ def _printed(token: str) -> str | None:
     """A name as trec_eval prints it (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``) in ``-m`` spelling."""
     rows = sorted((r for r in MEASURES if r.in_trec_eval and r.params != NO_PARAMS), key=lambda r: -len(r.name))
     for row in rows:
-        if token.startswith(row.name + "_") and len(token) > len(row.name) + 1:
-            return f"{row.name}.{token[len(row.name) + 1 :]}"
+        rest = token[len(row.name) + 1 :]
+        if token.startswith(row.name + "_") and _PRINTED_PARAMETERS.fullmatch(rest):
+            return f"{row.name}.{rest}"
     return None
 
 
@@ -409,6 +420,14 @@ def from_own(token: str) -> Any | None:
     value = kwargs.get("cutoff", kwargs.get("params"))
     located = _located(token, row, value, kwargs.get("rel", 1), kwargs.get("judged_only", False))
     return canonical(row, value, located.level, located.judged_only)
+
+
+def with_settings(measure: Any, level: int, judged_only: bool = False) -> Any:
+    """The same table measure at relevance ``level`` (trec_eval ``-l``) and with ``-J`` when ``judged_only``."""
+    located = locate(measure)
+    if located is None:
+        raise UsageError(f"{measure} is not a measure of the table")
+    return canonical(located.row, located.value, level, judged_only)
 
 
 def spellings() -> list[str]:
