@@ -111,10 +111,12 @@ def _parse(name: str) -> tuple[Measure, ...]:
             measure: Measure = ir_measures.parse_measure(candidate)
         except (ValueError, NameError, SyntaxError, TypeError, AttributeError, KeyError):
             continue
+        table.locate(measure)  # a table measure with a parameter out of range says so, in its words
         try:
             measure.validate_params()
         except AssertionError as exc:
-            raise UsageError(f"{token!r}: {exc}") from None
+            detail = re.sub(r"<object object at 0x[0-9a-f]+>", "missing", str(exc))
+            raise UsageError(f"{token!r}: {detail}") from None
         return (measure,)
     known = table.spellings() + ["RR@10", "P@5", "nDCG@10", "ERR@10", "Judged@10", "R-Prec"]
     lowered = {k.lower(): k for k in known}

@@ -33,7 +33,6 @@ NAME = "trec_toolkit"
 TRUSTED: dict[str, str] = {
     "pytrec_eval": "nDCG with custom gains (nDCG(gains={…}), nDCG(gains={…})@k)",
     "judged": "Judged@k, the share of the top k docs the qrels judge",
-    "ranx": "nDCG(dcg='exp-log2')@k (gains 2^g − 1)",
     "runtime": "measures you define yourself with ir_measures.define",
 }
 
@@ -41,6 +40,7 @@ TRUSTED: dict[str, str] = {
 DISTRUSTED: dict[str, str] = {
     "gdeval": "gdeval.pl keeps only what follows the last '-' of a topic id, so it merges topics like q-1 and r-1",
     "trectools": "ir_measures itself leaves it out as buggy",
+    "ranx": "its ir_measures provider stops on the DataFrames pandas 2 builds (ranx asserts an object dtype)",
 }
 
 
