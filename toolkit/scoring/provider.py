@@ -29,18 +29,19 @@ from toolkit.errors import UsageError
 #: The name of the measure table's provider (``RunScores.providers``, ``ir_measures.providers.registry``).
 NAME = "trec_toolkit"
 
-#: ir_measures providers used for the measures the table lacks, in this order, and what each is trusted with.
+#: ir_measures providers used for the measures the table lacks, in this order, and what each is trusted with
+#: (each but ``runtime``, whose measures are the user's own, held to a computation in tests/scoring/test_providers.py).
 TRUSTED: dict[str, str] = {
     "pytrec_eval": "nDCG with custom gains (nDCG(gains={…}), nDCG(gains={…})@k)",
     "judged": "Judged@k, the share of the top k docs the qrels judge",
-    "runtime": "measures you define yourself with ir_measures.define",
+    "runtime": "measures you define yourself with ir_measures.define (yours to vouch for)",
 }
 
 #: ir_measures providers never used, and why (named in the refusal).
 DISTRUSTED: dict[str, str] = {
     "gdeval": "gdeval.pl keeps only what follows the last '-' of a topic id, so it merges topics like q-1 and r-1",
     "trectools": "ir_measures itself leaves it out as buggy",
-    "ranx": "its ir_measures provider stops on the DataFrames pandas 2 builds (ranx asserts an object dtype)",
+    "ranx": "its ir_measures provider stops on the string columns of pandas 3 (ranx asserts an object dtype)",
 }
 
 
