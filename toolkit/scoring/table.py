@@ -362,7 +362,9 @@ def from_trec(token: str) -> tuple[Any, ...] | None:
 
 def _printed(token: str) -> str | None:
     """A name as trec_eval prints it (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``) in ``-m`` spelling."""
-    rows = sorted((r for r in MEASURES if r.in_trec_eval and r.params != NO_PARAMS), key=lambda r: -len(r.name))
+    rows = sorted(
+        (r for r in MEASURES if r.in_trec_eval and r.params != NO_PARAMS), key=lambda r: -len(r.name)
+    )
     for row in rows:
         rest = token[len(row.name) + 1 :]
         if token.startswith(row.name + "_") and _PRINTED_PARAMETERS.fullmatch(rest):

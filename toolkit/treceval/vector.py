@@ -473,7 +473,7 @@ def usable(name: str, params: Sequence[Any], batch: Batch, level: int, *, fresh:
     if name not in _kernels() or level < 0:
         return False
     if batch.topics and not batch.lengths.all():
-        return False  # an empty ranking (-J left nothing): trec_eval divides by 0 there, the port does the same
+        return False  # an empty ranking (-J left nothing): trec_eval divides by 0 there, and so does the port
     if name == "ndcg" and params:
         return False
     if name in _CUTOFF_KERNELS and not all(isinstance(k, int) and 0 < k < 2**31 for k in params):
