@@ -33,7 +33,7 @@ _EXAMPLES = (
 )
 
 #: A trec_eval parameter list goes on after a comma when the next piece is a number or a ``name=value`` pair.
-_PARAMETER = re.compile(r"[-+.0-9]|[^(@=]*=")
+_PARAMETER = re.compile(r"[-+.0-9]|[^(@=,.\s]*=")
 _TREC_DOTTED = re.compile(r"[A-Za-z0-9_]+\.")
 
 
