@@ -256,9 +256,20 @@ def _beyond(row: MeasureDef, value: Any) -> tuple[tuple[Any, ...], str]:
     return params, f"{name}@{value}" if value is not None else name
 
 
-@lru_cache(maxsize=4096)
 def _initialise(name: str, text: str | None) -> tuple[tuple[Any, ...], str]:
-    """The row's parameters and printed name for ``-m name[.text]``, by the drop-in's own option code."""
+    """The row's parameters and first printed name for ``-m name[.text]``."""
+    params, names = _active(name, text)
+    return params, names[0] if names else name
+
+
+def _initialise_all(name: str, text: str | None) -> tuple[Any, ...]:
+    """Every parameter ``-m name[.text]`` gives the row (one value each: ``P.5,10`` → 5, 10)."""
+    return _active(name, text)[0]
+
+
+@lru_cache(maxsize=4096)
+def _active(name: str, text: str | None) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+    """``-m name[.text]`` read by the drop-in's own option code: trec_eval's checks, parameters and names."""
     from toolkit.treceval.errors import TrecEvalError
     from toolkit.treceval.options import Options, active_measures
 
@@ -267,7 +278,7 @@ def _initialise(name: str, text: str | None) -> tuple[tuple[Any, ...], str]:
         (active,) = active_measures(options)
     except TrecEvalError as exc:
         raise UsageError(f"{name}.{text}: {exc}") from None
-    return tuple(active.params), active.names[0] if active.names else name
+    return tuple(active.params), tuple(active.names)
 
 
 # --- canonical objects and spellings ---------------------------------------------------------------------------
@@ -370,19 +381,6 @@ def _printed(token: str) -> str | None:
         if token.startswith(row.name + "_") and _PRINTED_PARAMETERS.fullmatch(rest):
             return f"{row.name}.{rest}"
     return None
-
-
-@lru_cache(maxsize=1024)
-def _initialise_all(name: str, text: str | None) -> tuple[Any, ...]:
-    from toolkit.treceval.errors import TrecEvalError
-    from toolkit.treceval.options import Options, active_measures
-
-    options = Options(marked=[name], arguments=[(name, text)] if text is not None else [])
-    try:
-        (active,) = active_measures(options)
-    except TrecEvalError as exc:
-        raise UsageError(f"{name}.{text}: {exc}") from None
-    return tuple(active.params)
 
 
 def from_own(token: str) -> Any | None:
