@@ -47,6 +47,7 @@ def small_qrels(path: Path) -> Path:
 
 
 def test_every_input_shape_takes_the_same_route(tmp_path: Path) -> None:
+    import ir_measures
     import pandas as pd
     import ranx
 
@@ -93,6 +94,10 @@ def test_every_input_shape_takes_the_same_route(tmp_path: Path) -> None:
         "DataFrame": (run_frame, qrels_frame),
         "dict": (run_dict, qrels_dict),
         "ranx": (ranx.Run(run_dict, name="results.test"), ranx.Qrels(qrels_dict)),
+        "ir_measures": (
+            list(ir_measures.read_trec_run(str(run_path))),
+            list(ir_measures.read_trec_qrels(str(qrels_path))),
+        ),
     }
     for shape, (run, qrels) in shapes.items():
         frame = toolkit.score(run, qrels, measures=measures)

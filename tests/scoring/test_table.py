@@ -153,6 +153,13 @@ def test_every_row_has_a_spelling_score_reads() -> None:
                 assert parse_measures(str(measure)) == (measure,)
 
 
+def test_measures_survive_pickle() -> None:
+    import pickle
+
+    measures = parse_measures(",".join(row.name for row in SCORED))
+    assert pickle.loads(pickle.dumps(measures)) == measures
+
+
 @pytest.mark.parametrize("row", REFUSED, ids=[row.name for row in REFUSED])
 def test_rows_score_cannot_compute_are_refused_in_one_line(row) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UsageError) as raised:

@@ -158,6 +158,9 @@ def row_class(name: str) -> Any:
             return GeometricAgg()
         return MeanAgg() if row.average == MEAN else SumAgg()
 
+    def reduce(self: Any) -> tuple[Any, tuple[str, dict[str, Any]]]:
+        return _rebuild, (name, dict(self.params))
+
     return type(
         f"TrecEval_{name}",
         (Measure,),
@@ -167,9 +170,16 @@ def row_class(name: str) -> Any:
             "ROW": name,
             "SUPPORTED_PARAMS": params,
             "aggregator": aggregator,
+            "__reduce__": reduce,
+            "__module__": __name__,
             "__doc__": f"trec_eval's {name}: {row.about}.",
         },
     )
+
+
+def _rebuild(name: str, params: dict[str, Any]) -> Any:
+    """Unpickle a row class's measure (the classes are made at run time, so pickle cannot name them)."""
+    return row_class(name)(**params)
 
 
 # --- locate: which row computes a measure object ---------------------------------------------------------------
