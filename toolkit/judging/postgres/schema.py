@@ -21,6 +21,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
+from toolkit.judging.postgres import security
+from toolkit.judging.sql import ddl
+from toolkit.judging.sql.dialect import POSTGRESQL
+from toolkit.judging.sql.tables import LATEST, Table
 
 if TYPE_CHECKING:
     import psycopg
@@ -37,81 +41,42 @@ LOCK_TIMEOUT_S = 30
 #: Seconds to wait for the server when connecting; the store's retries wait longer (``RETRY_SECONDS``).
 CONNECT_TIMEOUT_S = 10
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: the initial schema, the SQLite schema's tables plus the log's event_key.
-    """
-    CREATE TABLE schema_info (application text NOT NULL, version integer NOT NULL);
-    INSERT INTO schema_info (application, version) VALUES ('trec-toolkit campaign', 0);
-    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
-    CREATE TABLE topics (
-        query_id text PRIMARY KEY, ord integer NOT NULL, query text NOT NULL,
-        description text NOT NULL DEFAULT '', narrative text NOT NULL DEFAULT '', query_class text
-    );
-    CREATE TABLE grades (grade integer PRIMARY KEY, definition text NOT NULL);
-    CREATE TABLE rounds (
-        round integer PRIMARY KEY, created text NOT NULL, strategy text NOT NULL, depth integer,
-        budget integer, runs text NOT NULL, added integer NOT NULL DEFAULT 0,
-        stale integer NOT NULL DEFAULT 0, skipped integer NOT NULL DEFAULT 0, params text
-    );
-    CREATE TABLE pool_items (
-        query_id text NOT NULL REFERENCES topics(query_id), doc_id text NOT NULL,
-        round integer NOT NULL, stale boolean NOT NULL DEFAULT false,
-        PRIMARY KEY (query_id, doc_id)
-    );
-    CREATE TABLE provenance (
-        round integer NOT NULL, query_id text NOT NULL, doc_id text NOT NULL, run text NOT NULL,
-        rank integer NOT NULL, PRIMARY KEY (round, query_id, doc_id, run)
-    );
-    CREATE TABLE snapshots (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, doc_id text NOT NULL, round integer NOT NULL,
-        title text NOT NULL DEFAULT '', text text NOT NULL DEFAULT '', content_hash text,
-        fetch_error text, fetched text NOT NULL
-    );
-    CREATE INDEX snapshots_doc ON snapshots (doc_id, id);
-    CREATE TABLE gold (
-        query_id text NOT NULL, doc_id text NOT NULL, grade integer NOT NULL,
-        PRIMARY KEY (query_id, doc_id)
-    );
-    CREATE TABLE assignments (
-        assessor text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL,
-        position integer NOT NULL, overlap boolean NOT NULL DEFAULT false,
-        gold boolean NOT NULL DEFAULT false, round integer NOT NULL DEFAULT 1,
-        PRIMARY KEY (assessor, query_id, doc_id)
-    );
-    CREATE INDEX assignments_order ON assignments (assessor, position);
-    CREATE TABLE judgment_log (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        event_key uuid NOT NULL DEFAULT gen_random_uuid() UNIQUE,
-        time text NOT NULL, assessor text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL,
-        action text NOT NULL CHECK (action IN ('judge','skip','unrateable','undo','note','adjudicate')),
-        grade integer, note text, duration_ms bigint, position integer, content_hash text,
-        undoes bigint REFERENCES judgment_log(id),
-        CHECK ((action IN ('judge','adjudicate')) = (grade IS NOT NULL))
-    );
-    CREATE INDEX judgment_log_assessor ON judgment_log (assessor, id);
-    CREATE INDEX judgment_log_item ON judgment_log (assessor, query_id, doc_id, id);
-    CREATE FUNCTION judgment_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'the judgment log is append-only (% refused)', TG_OP
-            USING HINT = 'append an undo event instead';
-    END $$;
-    CREATE TRIGGER judgment_log_no_update BEFORE UPDATE OR DELETE ON judgment_log
-        FOR EACH ROW EXECUTE FUNCTION judgment_log_append_only();
-    CREATE TRIGGER judgment_log_no_truncate BEFORE TRUNCATE ON judgment_log
-        FOR EACH STATEMENT EXECUTE FUNCTION judgment_log_append_only();
-    """,
-)
-
-SCHEMA_VERSION = len(MIGRATIONS)
-
-#: What an assessor may do, granted again after every migration (new tables get the same rule).
-_GRANTS = """
-    REVOKE ALL ON SCHEMA {schema} FROM PUBLIC;
-    GRANT USAGE ON SCHEMA {schema} TO {assessor};
-    GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {assessor};
-    REVOKE SELECT ON {schema}.provenance, {schema}.rounds FROM {assessor};
-    GRANT INSERT ON {schema}.judgment_log TO {assessor};
+#: The campaign marker and its version: PostgreSQL's own bookkeeping (SQLite has ``PRAGMA user_version``).
+_INFO = """
+CREATE TABLE schema_info (application text NOT NULL, version integer NOT NULL);
+INSERT INTO schema_info (application, version) VALUES ('trec-toolkit campaign', 0);
 """
+
+
+def _append_only(table: Table) -> str:
+    """Triggers refusing UPDATE, DELETE (and so upserts) and TRUNCATE on an append-only table."""
+    name, what = table.name, table.name.replace("_", " ")
+    return f"""
+CREATE FUNCTION {name}_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the {what} is append-only (% refused)', TG_OP
+        USING HINT = 'append an undo event instead';
+END $$;
+CREATE TRIGGER {name}_no_update BEFORE UPDATE OR DELETE ON {name}
+    FOR EACH ROW EXECUTE FUNCTION {name}_append_only();
+CREATE TRIGGER {name}_no_truncate BEFORE TRUNCATE ON {name}
+    FOR EACH STATEMENT EXECUTE FUNCTION {name}_append_only();
+"""
+
+
+def migration_script(version: int) -> str:
+    """Migration ``version``, derived from the declaration (``toolkit.judging.sql.tables``) plus what the
+    server adds: the marker table, append-only triggers, row-level security (``security``). Its
+    ``{schema}`` and ``{assessor}`` placeholders are filled by ``security.compose``."""
+    created = ddl.created_at(version)
+    parts = [_INFO] if version == 1 else []
+    parts += [f"{statement};\n" for statement in ddl.migration(POSTGRESQL, version)]
+    parts += [_append_only(t) for t in created if t.append_only]
+    parts.append(security.migration(version, created))
+    return "".join(parts)
+
+
+SCHEMA_VERSION = max(LATEST, security.SECURED)
 
 
 class ConnectionLost(StoreError):
@@ -300,11 +265,9 @@ def _migrate(conn: psycopg.Connection[Any], name: str, *, exists: bool, version:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(schema))
     conn.execute("SELECT set_config('search_path', quote_ident(%s), true)", (name,))
     for number in range(version + 1, SCHEMA_VERSION + 1):
-        conn.execute(MIGRATIONS[number - 1])  # type: ignore[arg-type]  # a script of our own, no parameters
+        conn.execute(security.compose(migration_script(number), name, ASSESSOR_ROLE))
         conn.execute("UPDATE schema_info SET version = %s", (number,))
-    conn.execute(
-        sql.SQL(_GRANTS).format(schema=schema, assessor=sql.Identifier(ASSESSOR_ROLE))  # type: ignore[arg-type]
-    )
+    conn.execute(security.compose(security.grants(), name, ASSESSOR_ROLE))
 
 
 def setup_database(

@@ -1,0 +1,119 @@
+"""Who may do what in a campaign on the server: enforced by PostgreSQL itself, not by the toolkit's client.
+
+An assessor's login can connect with ``psql`` as well as with the toolkit, so every promise the store makes to
+organisers is also a rule in the database (docs/postgresql.md "Who may do what"):
+
+- **Who a login is.** A login judges as the assessor an organiser mapped it to (``logins``, set with
+  ``campaign member``), else under its own login name — unless that name is mapped to another login.
+  ``campaign_assessor()`` says which; it reads ``session_user``, the authenticated login, which ``SET ROLE``
+  does not change.
+- **What an assessor may append** (``campaign_may_log``, the INSERT policy of the log): only as itself; a grade
+  only from the campaign's scale; a decision or note only on an item assigned to it; an undo only of its own
+  event on the same item; an adjudication only when the organiser made it an adjudicator, and only of a pooled
+  item. UPDATE, DELETE and TRUNCATE it may not do at all (grants), nor may anyone (triggers).
+- **What an assessor may read** (row-level security, one policy per table from the declaration's ``readers``):
+  only campaigns it belongs to (mapped, or with assignments); there, the topics, scale, pool and documents; of
+  the log and the assignments only its own rows (an adjudicator: all); gold grades only as an adjudicator;
+  provenance and rounds never (runs and ranks stay hidden).
+
+The helper functions are ``SECURITY DEFINER`` (they run as ``trec_owner``, which row-level security does not
+restrict) with a fixed ``search_path`` that puts ``pg_temp`` last, so a temporary table of the caller's cannot
+stand in for a campaign table. Organisers are members of ``trec_owner``, the tables' owner, and are not
+restricted: they pool, assign, import and export for everyone.
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from toolkit.judging.sql.tables import ADJUDICATORS, MEMBERS, ORGANISERS, OWN, TABLES, Table
+
+#: The schema version that brought row-level security (and the ``logins`` table it reads).
+SECURED = 4
+
+_FUNCTIONS = """
+CREATE FUNCTION campaign_assessor() RETURNS text LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = {schema}, pg_temp AS $$
+    SELECT COALESCE(
+        (SELECT assessor FROM logins WHERE login = session_user::text),
+        CASE WHEN EXISTS (SELECT 1 FROM logins WHERE assessor = session_user::text) THEN NULL
+             ELSE session_user::text END)
+$$;
+CREATE FUNCTION campaign_adjudicator() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = {schema}, pg_temp AS $$
+    SELECT COALESCE((SELECT adjudicator FROM logins WHERE login = session_user::text), false)
+$$;
+CREATE FUNCTION campaign_member() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = {schema}, pg_temp AS $$
+    SELECT EXISTS (SELECT 1 FROM logins WHERE login = session_user::text)
+        OR EXISTS (SELECT 1 FROM assignments WHERE assessor = campaign_assessor())
+$$;
+CREATE FUNCTION campaign_may_log(
+    p_assessor text, p_query text, p_doc text, p_action text, p_grade integer, p_undoes bigint
+) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+    SELECT p_assessor = campaign_assessor()
+        AND (p_grade IS NULL OR EXISTS (SELECT 1 FROM grades WHERE grade = p_grade))
+        AND CASE p_action
+            WHEN 'adjudicate' THEN campaign_adjudicator()
+                AND EXISTS (SELECT 1 FROM pool_items WHERE query_id = p_query AND doc_id = p_doc)
+            WHEN 'undo' THEN EXISTS (
+                SELECT 1 FROM judgment_log WHERE id = p_undoes AND assessor = p_assessor
+                AND query_id = p_query AND doc_id = p_doc AND action <> 'undo')
+            ELSE EXISTS (
+                SELECT 1 FROM assignments WHERE assessor = p_assessor AND query_id = p_query AND doc_id = p_doc)
+        END
+$$;
+CREATE POLICY assessor_append ON judgment_log FOR INSERT TO {assessor}
+    WITH CHECK (campaign_may_log(assessor, query_id, doc_id, action, grade, undoes));
+"""
+
+#: Who reads a table's rows, as a policy condition (``readers`` in the declaration).
+_READERS = {
+    MEMBERS: "campaign_member()",
+    OWN: "assessor = campaign_assessor() OR campaign_adjudicator()",
+    ADJUDICATORS: "campaign_adjudicator()",
+}
+
+
+def _read_policy(table: Table) -> str:
+    if table.readers == ORGANISERS:
+        return ""  # no policy: no rows, and no SELECT grant either (``grants``)
+    condition = _READERS[table.readers]
+    if table.readers == OWN and "assessor" not in table.names():
+        condition = "login = session_user::text"
+    return f"CREATE POLICY assessor_read ON {table.name} FOR SELECT TO {{assessor}} USING ({condition});\n"
+
+
+def secure(table: Table) -> str:
+    """Row-level security for one table (new tables get it when they are created)."""
+    return f"ALTER TABLE {table.name} ENABLE ROW LEVEL SECURITY;\n{_read_policy(table)}"
+
+
+def migration(version: int, created: list[Table]) -> str:
+    """What ``version`` adds to a campaign's security: the functions and every table's policies at
+    ``SECURED``, a new table's policy after that. Placeholders ``{schema}`` and ``{assessor}``."""
+    if version < SECURED:
+        return ""
+    tables = TABLES if version == SECURED else created
+    return (_FUNCTIONS if version == SECURED else "") + "".join(
+        secure(t) for t in tables if t.since <= version
+    )
+
+
+def grants() -> str:
+    """What the assessor role may touch, granted again after every migration (new tables follow the rule)."""
+    hidden = ", ".join(f"{{schema}}.{t.name}" for t in TABLES if t.readers == ORGANISERS)
+    return (
+        "REVOKE ALL ON SCHEMA {schema} FROM PUBLIC;\n"
+        "GRANT USAGE ON SCHEMA {schema} TO {assessor};\n"
+        "GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {assessor};\n"
+        f"REVOKE SELECT ON {hidden} FROM {{assessor}};\n"
+        "GRANT INSERT ON {schema}.judgment_log TO {assessor};\n"
+        "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {schema} FROM PUBLIC;\n"
+        "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {schema} TO {assessor};\n"
+    )
+
+
+def compose(script: str, schema: str, assessor: str) -> sql.Composed:
+    """A script with its ``{schema}`` and ``{assessor}`` placeholders filled in as quoted identifiers."""
+    return sql.SQL(script).format(schema=sql.Identifier(schema), assessor=sql.Identifier(assessor))  # type: ignore[arg-type]
