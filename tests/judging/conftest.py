@@ -160,6 +160,14 @@ def pg_location(pg_server: str) -> Iterator[str]:
     drop_campaign(pg_server, name)
 
 
+@pytest.fixture
+def other_pg_location(pg_server: str) -> Iterator[str]:
+    """A second campaign URL on the test server (a copy's target), dropped after the test."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    yield campaign_url(pg_server, name)
+    drop_campaign(pg_server, name)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     """Where a fresh campaign goes, once per backend (the store tests run against both)."""
