@@ -82,10 +82,6 @@ def _raw(url: str):
     return psycopg.connect(parse_campaign_url(url, campaign_required=False).conninfo, autocommit=True)
 
 
-def _with_role(url: str, role: str) -> str:
-    return f"{url}&options=-crole%3D{role}"
-
-
 def test_missing_campaign_names_the_command_that_makes_one(pg_location: str) -> None:
     with pytest.raises(StoreError) as err:
         CampaignStore.open(pg_location)
@@ -155,42 +151,6 @@ def test_an_event_key_is_logged_once(pg_location: str, make_campaign) -> None:
                 "INSERT INTO judgment_log (event_key, time, assessor, query_id, doc_id, action, grade) "
                 "SELECT event_key, time, assessor, query_id, doc_id, action, grade FROM judgment_log"
             )
-
-
-def test_the_assessor_role_may_only_insert_into_the_log(pg_location: str, make_campaign) -> None:
-    import psycopg
-
-    from toolkit.judging.records import Item
-
-    make_campaign(pg_location)
-    assessor_url = _with_role(pg_location, "trec_assessor")
-    with CampaignStore.open(assessor_url) as store:
-        assert store.record("alice", "q1", "d1", grade=2) == 1  # judging works
-        assert store.undo("alice") is not None
-        assert [i.doc_id for i in store.queue("alice")] == ["d1", "d2", "d3", "d1"]
-        with pytest.raises(StoreError, match=r"permission denied \(permission denied for table provenance\)"):
-            store.provenance()  # blind to runs and ranks
-        with pytest.raises(StoreError, match="permission denied for table rounds"):
-            store.rounds()
-        with pytest.raises(StoreError) as err:
-            store.set_meta({"topic_set": "forged"})
-        assert str(err.value) == (
-            f"{assessor_url}: permission denied (permission denied for table meta); organisers need "
-            "`trec-toolkit campaign setup ADMIN_URL --organiser USER`, assessors `--assessor USER` "
-            "(ask the database administrator)"
-        )
-        with pytest.raises(StoreError, match="permission denied for table rounds"):
-            store.add_assignments([Item("mallory", "q1", "d1", 9)])
-        conn = store._link.conn  # type: ignore[attr-defined]
-        for statement in (
-            "UPDATE judgment_log SET grade = 0",
-            "DELETE FROM judgment_log",
-            "TRUNCATE judgment_log",
-        ):
-            with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                conn.execute(statement)
-    with CampaignStore.open(pg_location) as store:
-        assert [e.action for e in store.log()] == ["judge", "undo"]
 
 
 def _creator(url: str, barrier, out) -> None:  # runs in a child process

@@ -103,6 +103,29 @@ class EventFacts:
     known: bool
 
 
+def event_problem(
+    action: str, grade: int | None, query_id: str, doc_id: str, facts: EventFacts
+) -> str | None:
+    """Why the campaign's rules refuse this event, or None: the one statement of what an event may be.
+
+    A decision or adjudication carries a grade of the scale, nothing else carries one; every event but an
+    undo names a topic of the campaign and a document that may be judged for it. (Who may append it, and
+    on which items, is the server's to enforce: ``toolkit.judging.postgres.security``.)
+    """
+    if action in ("judge", "adjudicate"):
+        if grade is None or isinstance(grade, bool) or grade not in facts.grades:
+            shown = ", ".join(str(g) for g in sorted(facts.grades))
+            return f"grade {grade!r} is not on this campaign's scale ({shown})"
+    elif grade is not None:
+        return f"a {action!r} carries no grade (got {grade!r}); skip and unrateable are never grades"
+    if action != "undo":
+        if facts.topic is None:
+            return f"no topic {query_id!r} in this campaign"
+        if not facts.known:
+            return f"document {doc_id!r} is not in this campaign (topic {query_id!r})"
+    return None
+
+
 def _check_expectation(expect_event: int | None) -> None:
     if expect_event is not None and (
         isinstance(expect_event, bool) or not isinstance(expect_event, int) or expect_event < 0
@@ -307,6 +330,15 @@ class CampaignStore(ABC):
     @abstractmethod
     def set_meta(self, values: Mapping[str, str]) -> None: ...
 
+    @abstractmethod
+    def set_login(self, login: str, assessor: str, *, adjudicator: bool = False) -> None:
+        """Let the database login ``login`` judge as ``assessor`` (and adjudicate): what a PostgreSQL server
+        enforces (``toolkit.judging.postgres.security``); an SQLite file keeps it for the campaign's copies."""
+
+    @abstractmethod
+    def logins(self) -> dict[str, tuple[str, bool]]:
+        """login → (the assessor it judges as, whether it may adjudicate)."""
+
     # ------------------------------------------------------------------ the whole campaign (campaign copy)
 
     @abstractmethod
@@ -385,21 +417,9 @@ class CampaignStore(ABC):
         """Check an event against the campaign's rules, then append it (call inside ``transaction()``)."""
         check_assessor(assessor)
         facts = self._event_facts(query_id, doc_id)
-        if action in ("judge", "adjudicate"):
-            if grade is None or isinstance(grade, bool) or grade not in facts.grades:
-                shown = ", ".join(str(g) for g in sorted(facts.grades))
-                raise StoreError(f"grade {grade!r} is not on this campaign's scale ({shown})")
-        elif grade is not None:
-            raise StoreError(
-                f"a {action!r} carries no grade (got {grade!r}); skip and unrateable are never grades"
-            )
-        if action != "undo":
-            if facts.topic is None:
-                raise StoreError(f"{self.location}: no topic {query_id!r} in this campaign")
-            if not facts.known:
-                raise StoreError(
-                    f"{self.location}: document {doc_id!r} is not in this campaign (topic {query_id!r})"
-                )
+        problem = event_problem(action, grade, query_id, doc_id, facts)
+        if problem:
+            raise StoreError(f"{self.location}: {problem}")
         return self._insert_event(
             {
                 "time": now_iso(),

@@ -184,6 +184,12 @@ class Link:
                 f"{self.location}: the campaign is busy (another write held it for {schema.LOCK_TIMEOUT_S} s); "
                 "nothing was written, try again"
             )
+        if isinstance(exc, pgerrors.InsufficientPrivilege) and "row-level security" in message:
+            return StoreError(
+                f"{self.location}: the server refused the event ({message}): a login records only as the "
+                "assessor it is, only grades of the campaign's scale, only on items assigned to it, and "
+                "adjudicates only when an organiser made it an adjudicator (`trec-toolkit campaign member`)"
+            )
         if isinstance(exc, pgerrors.InsufficientPrivilege):
             return StoreError(f"{self.location}: permission denied ({message}); {schema.setup_advice()}")
         return StoreError(f"{self.location}: {doing} ({message})")

@@ -183,6 +183,7 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
     import psycopg
 
     name = url.campaign or ""
+    version: int | None = None
     try:
         exists, version = campaign_state(conn, name)
         _check(url, exists, version, create=create)
@@ -197,6 +198,11 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
                 return
             _migrate(conn, name, exists=exists, version=version or 0)
     except psycopg.errors.InsufficientPrivilege as exc:
+        if version is not None and version < SCHEMA_VERSION:
+            raise StoreError(
+                f"{url.url}: the campaign's schema needs an upgrade (version {version} → {SCHEMA_VERSION}), "
+                "which only an organiser may make: ask an organiser to open it once with this trec-toolkit"
+            ) from None
         raise StoreError(f"{url.url}: permission denied ({first_line(exc)}); {setup_advice()}") from None
     except psycopg.errors.UndefinedObject as exc:  # role trec_owner does not exist
         raise StoreError(
@@ -207,6 +213,22 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
         if is_lost(exc, conn):
             raise ConnectionLost(f"{url.url}: connection lost ({first_line(exc)})") from None
         raise StoreError(f"{url.url}: cannot open the campaign ({first_line(exc)})") from None
+
+
+def check_member(conn: psycopg.Connection[Any], url: CampaignURL) -> bool:
+    """True for an organiser's login (a member of ``trec_owner``); for another login, a one-line error unless
+    it belongs to the campaign (``security``: mapped by ``campaign member``, or with assignments)."""
+    row = conn.execute(
+        "SELECT pg_has_role(current_user, %s, 'USAGE'), campaign_member(), session_user", (OWNER_ROLE,)
+    ).fetchone()
+    organiser, member, login = (bool(row[0]), bool(row[1]), str(row[2])) if row else (False, False, "")
+    if not organiser and not member:
+        raise StoreError(
+            f"{url.url}: login {login!r} does not belong to campaign {url.campaign!r}: it has no items there "
+            f"and no mapping; an organiser assigns it items (`trec-toolkit assign`) or maps it with "
+            f"`trec-toolkit campaign member CAMPAIGN {login} --as NAME`"
+        )
+    return organiser
 
 
 def _check(url: CampaignURL, exists: bool, version: int | None, *, create: bool) -> None:

@@ -12,9 +12,10 @@ organisers is also a rule in the database (docs/postgresql.md "Who may do what")
   event on the same item; an adjudication only when the organiser made it an adjudicator, and only of a pooled
   item. UPDATE, DELETE and TRUNCATE it may not do at all (grants), nor may anyone (triggers).
 - **What an assessor may read** (row-level security, one policy per table from the declaration's ``readers``):
-  only campaigns it belongs to (mapped, or with assignments); there, the topics, scale, pool and documents; of
-  the log and the assignments only its own rows (an adjudicator: all); gold grades only as an adjudicator;
-  provenance and rounds never (runs and ranks stay hidden).
+  only campaigns it belongs to (mapped, or with assignments); there, the topics, scale, pool, documents,
+  assignments and rounds; of the log only its own rows (an adjudicator: all); gold grades only as an
+  adjudicator; provenance never, nor a round's runs and parameters (column grants: runs and ranks stay
+  hidden).
 
 The helper functions are ``SECURITY DEFINER`` (they run as ``trec_owner``, which row-level security does not
 restrict) with a fixed ``search_path`` that puts ``pg_temp`` last, so a temporary table of the caller's cannot
@@ -101,13 +102,21 @@ def migration(version: int, created: list[Table]) -> str:
 
 
 def grants() -> str:
-    """What the assessor role may touch, granted again after every migration (new tables follow the rule)."""
-    hidden = ", ".join(f"{{schema}}.{t.name}" for t in TABLES if t.readers == ORGANISERS)
+    """What the assessor role may touch, granted again after every migration (new tables follow the rule):
+    SELECT on every table but the organisers' own, and there only on the columns not ``hidden``."""
+    hidden = [t for t in TABLES if t.readers == ORGANISERS or any(c.hidden for c in t.columns)]
+    partly = "".join(
+        f"GRANT SELECT ({', '.join(c.name for c in t.columns if not c.hidden)}) ON {{schema}}.{t.name} "
+        "TO {assessor};\n"
+        for t in hidden
+        if t.readers != ORGANISERS
+    )
     return (
         "REVOKE ALL ON SCHEMA {schema} FROM PUBLIC;\n"
         "GRANT USAGE ON SCHEMA {schema} TO {assessor};\n"
         "GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {assessor};\n"
-        f"REVOKE SELECT ON {hidden} FROM {{assessor}};\n"
+        f"REVOKE SELECT ON {', '.join(f'{{schema}}.{t.name}' for t in hidden)} FROM {{assessor}};\n"
+        f"{partly}"
         "GRANT INSERT ON {schema}.judgment_log TO {assessor};\n"
         "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {schema} FROM PUBLIC;\n"
         "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {schema} TO {assessor};\n"

@@ -15,7 +15,7 @@ whole, and are run again by hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,7 +30,7 @@ from toolkit.judging.postgres.url import CampaignURL, parse_campaign_url
 from toolkit.judging.records import Item
 from toolkit.judging.sql.dialect import POSTGRESQL
 from toolkit.judging.sql.store import Rows, SQLStore, Writer
-from toolkit.judging.sql.tables import FLAG, SERIAL, TABLES, Table
+from toolkit.judging.sql.tables import FLAG, SERIAL, TABLES, Table, table
 from toolkit.judging.store import CampaignStore
 
 T = TypeVar("T")
@@ -45,8 +45,11 @@ class PostgresStore(SQLStore):
     One connection, shared by the threads of one process under a lock (the TUI records from workers).
     """
 
-    def __init__(self, conn: psycopg.Connection[Any], url: CampaignURL) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], url: CampaignURL, *, organiser: bool = True) -> None:
         self._link = Link(conn, url)
+        #: A member of ``trec_owner``: reads every row and column (an assessor's reads are the server's
+        #: row-level security's, ``security``; it never asks for a column it may not read).
+        self.organiser = organiser
         self.url = url
         self.location = url.url
         self.campaign = url.campaign or ""
@@ -60,6 +63,10 @@ class PostgresStore(SQLStore):
         )
 
     dialect = POSTGRESQL
+
+    def _columns_of(self, name: str) -> Collection[str] | None:
+        t = table(name)
+        return t.names(dumped=False) if self.organiser else tuple(c.name for c in t.columns if not c.hidden)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -76,7 +83,7 @@ class PostgresStore(SQLStore):
             try:
                 schema.prepare(conn, url, create=create)
                 schema.use_campaign(conn, url.campaign or "")
-                return cls(conn, url)
+                return cls(conn, url, organiser=schema.check_member(conn, url))
             except psycopg.Error as exc:
                 conn.close()
                 if not schema.is_lost(exc, conn) or attempt + 1 == OPEN_ATTEMPTS:

@@ -249,9 +249,11 @@ class SQLStore(CampaignStore):
 
     def rounds(self) -> list[RoundInfo]:
         rows = self._rows(f"SELECT {self._fields_of(RoundInfo, 'rounds')} FROM rounds ORDER BY round")
-        runs = _fields(RoundInfo).index("runs")
+        runs = _fields(RoundInfo).index("runs")  # JSON; NULL where the reader may not see runs (an assessor)
         return self._read(
-            RoundInfo, "rounds", [(*r[:runs], tuple(json.loads(r[runs])), *r[runs + 1 :]) for r in rows]
+            RoundInfo,
+            "rounds",
+            [(*r[:runs], tuple(json.loads(r[runs] or "[]")), *r[runs + 1 :]) for r in rows],
         )
 
     # ------------------------------------------------------------------ the log
@@ -395,8 +397,9 @@ class SQLStore(CampaignStore):
             tx.executemany(insert(self.dialect, "meta", ("key", "value"), upsert=True), list(values.items()))
 
     def set_login(self, login: str, assessor: str, *, adjudicator: bool = False) -> None:
-        """Let the server login ``login`` judge as ``assessor`` (and adjudicate): ``campaign member``."""
         check_assessor(assessor)
+        if not login or login != login.strip() or any(not c.isprintable() for c in login):
+            raise StoreError(f"login {login!r}: give the database login's name as it is")
         with self.transaction() as tx:
             tx.execute(
                 insert(self.dialect, "logins", ("login", "assessor", "adjudicator"), upsert=True),
@@ -404,7 +407,6 @@ class SQLStore(CampaignStore):
             )
 
     def logins(self) -> dict[str, tuple[str, bool]]:
-        """login → (the assessor it judges as, may adjudicate)."""
         if self._columns_of("logins") is None:
             return {}
         rows = self._rows("SELECT login, assessor, adjudicator FROM logins")

@@ -42,7 +42,8 @@ MEMBERS, OWN, ADJUDICATORS, ORGANISERS = "members", "own", "adjudicators", "orga
 @dataclass(frozen=True)
 class Column:
     """One column. ``default`` is a literal (text, integer, or 0/1 for a flag); ``only`` names the one backend
-    that has the column (never dumped: a copy makes its own); ``since`` the schema version that added it."""
+    that has the column (never dumped: a copy makes its own); ``hidden``: organisers alone read it (an
+    assessor may read the rest of the table); ``since`` the schema version that added it."""
 
     name: str
     type: str
@@ -51,6 +52,7 @@ class Column:
     references: str | None = None
     unique: bool = False
     only: str | None = None
+    hidden: bool = False
     since: int = 1
 
     def __post_init__(self) -> None:
@@ -140,14 +142,13 @@ TABLES: tuple[Table, ...] = (
             Column("strategy", TEXT),
             Column("depth", INTEGER, null=True),
             Column("budget", INTEGER, null=True),
-            Column("runs", TEXT),
+            Column("runs", TEXT, hidden=True),
             Column("added", INTEGER, default=0),
             Column("stale", INTEGER, default=0),
             Column("skipped", INTEGER, default=0),
-            Column("params", TEXT, null=True),
+            Column("params", TEXT, null=True, hidden=True),
         ),
         key=("round",),
-        readers=ORGANISERS,
     ),
     Table(
         "pool_items",
@@ -206,7 +207,6 @@ TABLES: tuple[Table, ...] = (
             Column("round", INTEGER, default=1),
         ),
         key=("assessor", "query_id", "doc_id"),
-        readers=OWN,
         indexes=(Index("assignments_order", ("assessor", "position")),),
     ),
     Table(
