@@ -21,8 +21,8 @@ import pytest
 from toolkit.errors import StoreError
 from toolkit.judging.postgres.url import parse_campaign_url
 from toolkit.judging.progress import pool_status
-from toolkit.judging.session import JudgingSession
 from toolkit.judging.records import Item
+from toolkit.judging.session import JudgingSession
 from toolkit.judging.store import CampaignStore
 
 REFUSED = "the server refused the event"

@@ -16,7 +16,7 @@ Items in the pool with no grade under the policy are "unjudged": ``unjudged="ski
 ``unjudged=-1`` writes them with relevance -1 (trec_eval's "judged, not relevant/unknown").
 
 Before anything is exported the whole log is checked against the rules the store applies when it appends
-(``check_log``): a row written around them — by hand in ``sqlite3`` or ``psql``, by an older toolkit, by a
+(``check_log``): a row written around them — by hand in an SQLite or psql shell, by an older toolkit, by a
 login the server should not have let in — stops the export with one line naming the event, instead of
 reaching the qrels.
 """

@@ -126,7 +126,6 @@ def connect(url: CampaignURL) -> psycopg.Connection[Any]:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 
-    given = conninfo_to_dict(url.conninfo)
     defaults: dict[str, Any] = {
         "connect_timeout": CONNECT_TIMEOUT_S,
         "application_name": "trec-toolkit",
@@ -135,9 +134,15 @@ def connect(url: CampaignURL) -> psycopg.Connection[Any]:
         "keepalives_interval": 5,
         "keepalives_count": 3,
     }
-    options = {k: v for k, v in defaults.items() if k not in given}
     try:
+        given = conninfo_to_dict(url.conninfo)
+        options = {k: v for k, v in defaults.items() if k not in given}
         conn = psycopg.connect(url.conninfo, autocommit=True, **options)
+    except psycopg.ProgrammingError as exc:  # a query parameter libpq does not know
+        raise StoreError(
+            f"{url.url}: cannot connect ({first_line(exc)}); the URL's query takes libpq's connection "
+            "parameters (sslmode=require, …) and campaign=NAME"
+        ) from None
     except psycopg.OperationalError as exc:
         raise StoreError(
             f"{url.url}: cannot connect ({first_line(exc)}); check the host, port, user and database, "

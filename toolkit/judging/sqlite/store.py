@@ -30,6 +30,9 @@ from toolkit.judging.store import CampaignExistsError, MissingCampaignError
 
 T = TypeVar("T")
 
+#: How often a read on an ``immutable`` connection is made again when the file moved under it.
+_REREADS = 5
+
 
 class SQLiteStore(SQLStore):
     """A judging campaign in one SQLite file. Use ``CampaignStore.open(path)``; close it (or use ``with``).
@@ -94,15 +97,27 @@ class SQLiteStore(SQLStore):
     def _open_file(cls, path: Path, *, shown: Path | None = None, new: bool = False) -> SQLiteStore:
         with files.opening(path, check=not new) as connected:
             reason = files.read_only_reason(path)
-            conn = files.connect_read_only(path, reason) if reason else files.connect(path)
+            conn, immutable = (
+                files.connect_read_only(path, reason) if reason else (files.connect(path), False)
+            )
             closed = connected()
         try:
-            prepare(conn, shown or path, read_only=reason, new=new)
+            try:
+                prepare(conn, shown or path, read_only=reason, new=new)
+            except files.DiskFullError:
+                if reason is not None or new:
+                    raise
+                # A full disk: reads need no space when nothing is created beside the file.
+                conn.close()
+                reason = files.DISK_FULL
+                conn, immutable = files.connect_read_only(path, reason)
+                prepare(conn, shown or path, read_only=reason)
         except BaseException:
             conn.close()
             closed()
             raise
         store = cls(conn, path, read_only=reason, shown=shown)
+        store._file, store._pinned = path, files.file_state(path) if immutable else None
         store._closed = closed
         return store
 
@@ -176,11 +191,39 @@ class SQLiteStore(SQLStore):
             raise
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._reading(lambda conn: conn.execute(sql, params).fetchall())
+
+    #: The file's state when an ``immutable`` connection opened it (None for every other connection).
+    _pinned: tuple[int, int, int] | None = None
+    _file: Path
+
+    def _moved(self) -> bool:
+        """An ``immutable`` connection may no longer see what the file holds: it was written, or commits
+        wait in a ``-wal`` (a writer opened the campaign since)."""
+        if self._pinned is None:
+            return False
+        return files.file_state(self._file) != self._pinned or files.wal_has_frames(self._file)
+
+    def _reading(self, run: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read; on an ``immutable`` connection, again on a fresh one when the file moved meanwhile
+        (the read may have seen half a checkpoint)."""
         with self._lock:
-            try:
-                return self._conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise files.sqlite_error(self.path, exc, "read the campaign") from None
+            for _ in range(_REREADS):
+                try:
+                    result = run(self._conn)
+                except sqlite3.Error as exc:
+                    if not self._moved():
+                        raise files.sqlite_error(self.path, exc, "read the campaign") from None
+                else:
+                    if not self._moved():
+                        return result
+                self._conn.close()
+                self._conn, immutable = files.connect_read_only(self._file, self._read_only_reason or "")
+                self._pinned = files.file_state(self._file) if immutable else None
+            raise StoreError(
+                f"{self.path}: the campaign kept changing while this process read it without write access; "
+                "try again"
+            )
 
     # ------------------------------------------------------------------ what differs: one event, one snapshot
 
@@ -194,15 +237,15 @@ class SQLiteStore(SQLStore):
 
     def _consistent(self, read: Callable[[Callable[[str], list[tuple[Any, ...]]]], T]) -> T:
         """One read transaction (``BEGIN`` … ``COMMIT``): one WAL snapshot, while assessors keep judging."""
-        with self._lock:
-            conn = self._conn
+
+        def run(conn: sqlite3.Connection) -> T:
             own = not conn.in_transaction
             try:
                 if own:
                     conn.execute("BEGIN")
                 return read(lambda query: conn.execute(query).fetchall())
-            except sqlite3.Error as exc:
-                raise files.sqlite_error(self.path, exc, "read the campaign") from None
             finally:
                 if own and conn.in_transaction:
                     conn.execute("COMMIT")
+
+        return self._reading(run)
