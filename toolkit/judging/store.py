@@ -335,10 +335,6 @@ class CampaignStore(ABC):
         """Let the database login ``login`` judge as ``assessor`` (and adjudicate): what a PostgreSQL server
         enforces (``toolkit.judging.postgres.security``); an SQLite file keeps it for the campaign's copies."""
 
-    @abstractmethod
-    def logins(self) -> dict[str, tuple[str, bool]]:
-        """login → (the assessor it judges as, whether it may adjudicate)."""
-
     # ------------------------------------------------------------------ the whole campaign (campaign copy)
 
     @abstractmethod

@@ -68,11 +68,12 @@ CREATE POLICY assessor_append ON judgment_log FOR INSERT TO {assessor}
     WITH CHECK (campaign_may_log(assessor, query_id, doc_id, action, grade, undoes));
 """
 
-#: Who reads a table's rows, as a policy condition (``readers`` in the declaration).
+#: Who reads a table's rows, as a policy condition (``readers`` in the declaration). Each function call is a
+#: scalar subquery, so the server evaluates it once per statement (an InitPlan), not once per row.
 _READERS = {
-    MEMBERS: "campaign_member()",
-    OWN: "assessor = campaign_assessor() OR campaign_adjudicator()",
-    ADJUDICATORS: "campaign_adjudicator()",
+    MEMBERS: "(SELECT campaign_member())",
+    OWN: "assessor = (SELECT campaign_assessor()) OR (SELECT campaign_adjudicator())",
+    ADJUDICATORS: "(SELECT campaign_adjudicator())",
 }
 
 
@@ -81,7 +82,7 @@ def _read_policy(table: Table) -> str:
         return ""  # no policy: no rows, and no SELECT grant either (``grants``)
     condition = _READERS[table.readers]
     if table.readers == OWN and "assessor" not in table.names():
-        condition = "login = session_user::text"
+        condition = "login = (SELECT session_user::text)"
     return f"CREATE POLICY assessor_read ON {table.name} FOR SELECT TO {{assessor}} USING ({condition});\n"
 
 

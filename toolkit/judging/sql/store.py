@@ -406,12 +406,6 @@ class SQLStore(CampaignStore):
                 (login, assessor, adjudicator),
             )
 
-    def logins(self) -> dict[str, tuple[str, bool]]:
-        if self._columns_of("logins") is None:
-            return {}
-        rows = self._rows("SELECT login, assessor, adjudicator FROM logins")
-        return {login: (name, bool(adj)) for login, name, adj in rows}
-
     # ------------------------------------------------------------------ the whole campaign
 
     def _consistent(self, read: Callable[[Callable[[str], Rows]], R]) -> R:
