@@ -18,8 +18,14 @@ organisers is also a rule in the database (docs/postgresql.md "Who may do what")
   hidden).
 
 The helper functions are ``SECURITY DEFINER`` (they run as ``trec_owner``, which row-level security does not
-restrict) with a fixed ``search_path`` that puts ``pg_temp`` last, so a temporary table of the caller's cannot
-stand in for a campaign table. Organisers are members of ``trec_owner``, the tables' owner, and are not
+restrict) and name every table and function with the campaign's schema, so nothing the caller puts on its
+``search_path`` — a temporary table above all, which ``pg_temp`` would otherwise find first — can stand in for
+a campaign table. (Schema-qualified names rather than a ``SET search_path`` clause: that clause costs every
+call a configuration change, and the policies call these functions on every read and append; PL/pgSQL
+rather than SQL functions because PL/pgSQL keeps its plans for the session — together they make an assessor's
+judgment cost what an organiser's does, ``bench/bench_pg.py --logins``.) Operators and functions the bodies
+use resolve in ``pg_catalog`` first; an assessor may create objects in no schema (``campaign setup`` grants
+CREATE on the database to ``trec_owner`` only, and PostgreSQL 15 none on ``public``). Organisers are members of ``trec_owner``, the tables' owner, and are not
 restricted: they pool, assign, import and export for everyone.
 """
 
@@ -33,37 +39,42 @@ from toolkit.judging.sql.tables import ADJUDICATORS, MEMBERS, ORGANISERS, OWN, T
 SECURED = 4
 
 _FUNCTIONS = """
-CREATE FUNCTION campaign_assessor() RETURNS text LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path = {schema}, pg_temp AS $$
-    SELECT COALESCE(
-        (SELECT assessor FROM logins WHERE login = session_user::text),
-        CASE WHEN EXISTS (SELECT 1 FROM logins WHERE assessor = session_user::text) THEN NULL
-             ELSE session_user::text END)
-$$;
-CREATE FUNCTION campaign_adjudicator() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path = {schema}, pg_temp AS $$
-    SELECT COALESCE((SELECT adjudicator FROM logins WHERE login = session_user::text), false)
-$$;
-CREATE FUNCTION campaign_member() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path = {schema}, pg_temp AS $$
-    SELECT EXISTS (SELECT 1 FROM logins WHERE login = session_user::text)
-        OR EXISTS (SELECT 1 FROM assignments WHERE assessor = campaign_assessor())
-$$;
-CREATE FUNCTION campaign_may_log(
+CREATE FUNCTION {schema}.campaign_assessor() RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+BEGIN
+    RETURN COALESCE(
+        (SELECT assessor FROM {schema}.logins WHERE login = session_user::text),
+        CASE WHEN EXISTS (SELECT 1 FROM {schema}.logins WHERE assessor = session_user::text) THEN NULL
+             ELSE session_user::text END);
+END $$;
+CREATE FUNCTION {schema}.campaign_adjudicator() RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+BEGIN
+    RETURN COALESCE((SELECT adjudicator FROM {schema}.logins WHERE login = session_user::text), false);
+END $$;
+CREATE FUNCTION {schema}.campaign_member() RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM {schema}.logins WHERE login = session_user::text)
+        OR (EXISTS (SELECT 1 FROM {schema}.assignments WHERE assessor = session_user::text)
+            AND NOT EXISTS (SELECT 1 FROM {schema}.logins WHERE assessor = session_user::text));
+END $$;
+CREATE FUNCTION {schema}.campaign_may_log(
     p_assessor text, p_query text, p_doc text, p_action text, p_grade integer, p_undoes bigint
-) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
-    SELECT p_assessor = campaign_assessor()
-        AND (p_grade IS NULL OR EXISTS (SELECT 1 FROM grades WHERE grade = p_grade))
-        AND CASE p_action
-            WHEN 'adjudicate' THEN campaign_adjudicator()
-                AND EXISTS (SELECT 1 FROM pool_items WHERE query_id = p_query AND doc_id = p_doc)
-            WHEN 'undo' THEN EXISTS (
-                SELECT 1 FROM judgment_log WHERE id = p_undoes AND assessor = p_assessor
-                AND query_id = p_query AND doc_id = p_doc AND action <> 'undo')
-            ELSE EXISTS (
-                SELECT 1 FROM assignments WHERE assessor = p_assessor AND query_id = p_query AND doc_id = p_doc)
-        END
-$$;
+) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+BEGIN
+    IF p_assessor IS DISTINCT FROM {schema}.campaign_assessor()
+        OR (p_grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {schema}.grades WHERE grade = p_grade)) THEN
+        RETURN false;
+    END IF;
+    IF p_action = 'adjudicate' THEN
+        RETURN {schema}.campaign_adjudicator()
+            AND EXISTS (SELECT 1 FROM {schema}.pool_items WHERE query_id = p_query AND doc_id = p_doc);
+    ELSIF p_action = 'undo' THEN
+        RETURN EXISTS (
+            SELECT 1 FROM {schema}.judgment_log WHERE id = p_undoes AND assessor = p_assessor
+            AND query_id = p_query AND doc_id = p_doc AND action <> 'undo');
+    END IF;
+    RETURN EXISTS (
+        SELECT 1 FROM {schema}.assignments WHERE assessor = p_assessor AND query_id = p_query AND doc_id = p_doc);
+END $$;
 CREATE POLICY assessor_append ON judgment_log FOR INSERT TO {assessor}
     WITH CHECK (campaign_may_log(assessor, query_id, doc_id, action, grade, undoes));
 """
