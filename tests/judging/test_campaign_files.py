@@ -73,6 +73,19 @@ _BUILD = f"""
             store.record(assessor, "q1", "d2", grade=1)
             store.record(assessor, "401", "d3", grade=0)
     """
+_PROGRESS_SCREEN = """
+    import asyncio, sys
+    from toolkit.tui.progress import ProgressApp
+
+    async def main():
+        app = ProgressApp(sys.argv[1], interval=0)
+        async with app.run_test() as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            print(sorted((t.assessor, t.judged) for t in app.report.totals))
+
+    asyncio.run(main())
+    """
 _RECORD = """
     from toolkit.judging.store import CampaignStore
     with CampaignStore.open("c.sqlite") as store:
@@ -95,19 +108,14 @@ def test_another_users_reads_leave_the_campaign_writable_for_its_owner(shared: P
         [str(SCRIPT), "judgments", "export", "c.sqlite"],
         [str(SCRIPT), "export", "c.sqlite", "--policy", "max", "-o", str(out / "max.qrels")],
         [str(SCRIPT), "agree", "c.sqlite"],
-        [
-            sys.executable,
-            "-c",
-            "from toolkit.judging.store import CampaignStore as S\n"
-            "from toolkit.judging.progress import progress\n"
-            "print(len(progress(S.open('c.sqlite'))))",
-        ],  # what the progress screen reads
+        [sys.executable, "-c", textwrap.dedent(_PROGRESS_SCREEN), "c.sqlite"],  # `progress`, headless
     ]
     for command in reads:
         result = _as(READER, *command, cwd=shared)
         assert result.returncode == 0, (command, result.stderr)
         assert _foreign_files(shared) == [], command  # no -wal, no -shm of the reader's
     assert (out / "max.qrels").read_text() == "q1 0 d1 3\nq1 0 d2 1\n401 0 d3 0\n"
+    assert result.stdout == "[('alice', 3), ('bob', 3)]\n"  # the progress screen counted every decision
     wrote = _python(OWNER, _RECORD, shared)
     assert wrote.returncode == 0, wrote.stderr
     assert wrote.stdout.startswith("False ")  # the owner writes, as before the reads
