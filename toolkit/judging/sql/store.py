@@ -349,7 +349,7 @@ class SQLStore(CampaignStore):
             }
             tx.execute(insert(self.dialect, "rounds", tuple(info)), tuple(info.values()))
             tx.executemany(
-                insert(self.dialect, "provenance", _fields(Provenance)),
+                insert(self.dialect, "provenance", ("round", "query_id", "doc_id", "run", "rank")),
                 [
                     (number, q, d, run, rank)
                     for (q, d), entries in provenance.items()
@@ -358,7 +358,7 @@ class SQLStore(CampaignStore):
             )
             stale_set = set(stale)
             tx.executemany(
-                insert(self.dialect, "pool_items", _fields(PoolItem), upsert=True),
+                insert(self.dialect, "pool_items", ("query_id", "doc_id", "round", "stale"), upsert=True),
                 [(q, d, number, (q, d) in stale_set) for q, d in queued],
             )
             self._write_snapshots(tx, number, now, snapshots)
