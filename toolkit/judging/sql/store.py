@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, TypeVar
@@ -100,11 +101,13 @@ class SQLStore(CampaignStore):
 
     dialect: Dialect
 
+    @abstractmethod
     def _rows(self, query: str, params: Sequence[Any] = ()) -> Rows:
-        raise NotImplementedError
+        """One read (joining the open transaction, if any)."""
 
+    @abstractmethod
     def transaction(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+        """The interface's write transaction; what it yields is a ``Writer``."""
 
     # ------------------------------------------------------------------ columns from the declaration
 
@@ -408,9 +411,9 @@ class SQLStore(CampaignStore):
 
     # ------------------------------------------------------------------ the whole campaign
 
+    @abstractmethod
     def _consistent(self, read: Callable[[Callable[[str], Rows]], R]) -> R:
         """Run ``read(query)`` over one consistent snapshot of the campaign (the backend's read transaction)."""
-        raise NotImplementedError
 
     def _load(self, tx: Writer, t: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         """Write dumped rows into an empty table (ids as given)."""
