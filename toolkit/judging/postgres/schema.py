@@ -1,8 +1,10 @@
 """The campaign schema on PostgreSQL, its migrations, the two roles, and how a connection is opened.
 
-Same ideas as the SQLite schema (``toolkit.judging.sqlite.schema``), one campaign per PostgreSQL schema:
+The tables and columns are the declaration's (``toolkit.judging.sql.tables``), as on SQLite; one campaign per
+PostgreSQL schema:
 
-- **Versioned**: ``schema_info`` holds the application marker and the schema version; migration ``i`` moves a
+- **Versioned**: ``schema_info`` holds the application marker and the schema version (counted as SQLite's);
+  migration ``i``, derived from the declaration plus what the server adds here, moves a
   campaign from ``i - 1`` to ``i`` in one transaction, under an advisory lock so two processes never migrate
   (or create) the same campaign at once. A campaign from a newer toolkit is refused, not guessed at.
 - **Append-only log, enforced by the database**: triggers refuse UPDATE, DELETE and TRUNCATE on
@@ -11,8 +13,8 @@ Same ideas as the SQLite schema (``toolkit.judging.sqlite.schema``), one campaig
 - **Idempotent writes**: every event carries a client-generated ``event_key`` (a UUID) under a unique
   constraint, so a write retried after its connection dropped mid-commit cannot be logged twice.
 - **Roles**: ``campaign setup`` creates ``trec_owner`` (organisers; owns every campaign schema, may create
-  campaigns in the database) and ``trec_assessor`` (reads the campaign except provenance and rounds, so runs
-  and ranks stay hidden; INSERT into the log only). Login roles are made members of one or the other.
+  campaigns in the database) and ``trec_assessor`` (what it may read and append, only in the campaigns it
+  belongs to, is ``security``'s). Login roles are made members of one or the other.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""The PostgreSQL campaign store: every SQL statement that reads or writes a campaign on a server.
+"""The PostgreSQL campaign store: a campaign on a server, its connection, locking and exactly-once writes.
+
+The reads and organiser writes are the ones both SQL backends share (``toolkit.judging.sql.store``); what is
+the server's own is here: the connection that reconnects, the advisory locks, the event keys, ``COPY``, and
+whether this login is an organiser (an assessor's login never asks for a column it may not read).
 
 What it promises, as the SQLite store does: every write has committed (``synchronous_commit = on``) before
 the method returns; ``transaction()`` is one all-or-nothing commit that nested uses join; the log is
