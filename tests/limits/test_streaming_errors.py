@@ -89,4 +89,3 @@ def test_a_valid_run_costs_a_stated_multiple_of_its_size(root: Path, baseline: i
     code, err, rss = run(root, ["score", "short.run", "--qrels", "ok.qrels"])
     assert code == 0, err
     assert rss - baseline < MEMORY_MULTIPLE * size, ((rss - baseline) / size, rss >> 20, baseline >> 20)
-
