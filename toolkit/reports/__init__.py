@@ -114,6 +114,7 @@ def write_audit(
     ``result`` is a ``ComparisonResult``; every file renders the one document built here. ``pilot`` names the
     pilot runs (the banner on top), ``preflight`` each run's pre-flight record (shown in the setup).
     """
+    from toolkit.formats.output import write_output
     from toolkit.formats.textfile import atomic_write_text
     from toolkit.reports.comparison import comparison_document
     from toolkit.reports.plots import render_plots
@@ -127,7 +128,7 @@ def write_audit(
     written = []
     for plot in plots:
         path = out / plot.name
-        path.write_bytes(plot.png)
+        write_output(path, plot.png)
         written.append(path)
     for suffix in formats:
         path = out / f"{name}.{suffix}"
