@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.structured import loads_json
 from toolkit.formats.textfile import atomic_write_text, read_text
 
 MANIFEST_SCHEMA_VERSION = 1
@@ -145,7 +146,7 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
     if not target.exists():
         return None
     try:
-        data = json.loads(read_text(target))
+        data = loads_json(read_text(target))
     except json.JSONDecodeError as exc:
         raise FormatError(
             target, exc.lineno, f"invalid manifest JSON ({exc.msg}); delete it to regenerate"

@@ -39,6 +39,7 @@ from typing import IO, cast
 
 from toolkit.errors import UsageError
 from toolkit.formats.corpus import MAX_LINE_BYTES, DocRecord, doc_id_of, doc_record
+from toolkit.formats.structured import loads_json
 from toolkit.judging.records import Document
 from toolkit.pooling.docsource import failed, make_document, split_title
 from toolkit.systems.process import OutputTooLarge, drain, too_large_message
@@ -290,7 +291,7 @@ def _answer(line: bytes, number: int, what: str, versions_only: bool) -> DocReco
         "(a command without {doc_id} gets the ids on stdin and answers JSONL; see docs/judging.md)"
     )
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError:
         raise UsageError(f"{hint}, got {text[:60]!r}") from None
     if not isinstance(data, dict) or doc_id_of(data) is None:
@@ -369,7 +370,7 @@ def parse_command_output(doc_id: str, stdout: str) -> Document:
     stripped = stdout.strip()
     if stripped.startswith("{"):
         try:
-            data = json.loads(stripped)
+            data = loads_json(stripped)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
