@@ -130,7 +130,9 @@ class CampaignServer(Server):
         await asyncio.gather(*(service.end(SHUTDOWN_GRACE) for _, service in sessions))
 
     def _refused(self, status: int, reason: str) -> web.Response:
-        log.warning("refused %s", reason)
+        from toolkit.formats.text import visible
+
+        log.warning("refused %s", visible(reason, one_line=True))  # a Host or Origin header is outside text
         return web.Response(status=status, text=reason + "\n")
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
