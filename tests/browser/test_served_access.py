@@ -261,12 +261,15 @@ def a_page_open(server: Any) -> Iterator[None]:
         holder.join(10)
 
 
-def test_sigterm_ends_the_server_and_its_apps_while_a_page_is_open(campaign: Path, serve: Any) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_sigterm_ends_the_server_and_its_apps_while_a_page_is_open(
+    campaign: Path, serve: Any, stop: signal.Signals
+) -> None:
     server = serve("judge", str(campaign), "--assessor", "alice")
     with a_page_open(server):
         apps = server.apps()
         started = time.monotonic()
-        server.process.send_signal(signal.SIGTERM)
+        server.process.send_signal(stop)
         server.process.wait(20)  # the open page does not keep it
         assert time.monotonic() - started < 20
         assert wait_gone(apps, 5) == []
