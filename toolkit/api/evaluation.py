@@ -38,6 +38,8 @@ def score(
     for ``NumRel``/``NumRet``/``NumQ``), as ``trec_eval -q`` prints them. The denominator rules are
     ``toolkit.scoring``'s: with ``topics``, a topic the run left empty or the qrels do not judge scores 0 and
     counts. ``runs``, ``qrels``, ``topics`` and ``names``: see ``toolkit.api.inputs`` and docs/python-api.md.
+    ``frame.attrs["providers"]`` names the provider that computed each measure, as ``score --format json``
+    does: the same for every input's shape (``toolkit.scoring.provider``).
     """
     import pandas as pd
 
@@ -60,7 +62,9 @@ def score(
         columns["query_id"] += [q for q, _, _ in rows]
         columns["measure"] += [m for _, m, _ in rows]
         columns["value"] += [float(v) for _, _, v in rows]
-    return pd.DataFrame(columns, columns=list(COLUMNS)).astype({"value": "float64"})
+    frame = pd.DataFrame(columns, columns=list(COLUMNS)).astype({"value": "float64"})
+    frame.attrs["providers"] = dict(scores[0].providers) if scores else {}
+    return frame
 
 
 def compare(

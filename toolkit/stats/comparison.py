@@ -106,7 +106,7 @@ def compare_runs(
     from toolkit.formats.manifest import versions
     from toolkit.scoring import resolve_measures
     from toolkit.scoring.judged import looks_human
-    from toolkit.scoring.measures import measure_cutoff, parse_measure, parse_measures
+    from toolkit.scoring.measures import check_per_topic, measure_cutoff, parse_measure, parse_measures
 
     if correction not in CORRECTIONS:
         raise UsageError(f"--correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
@@ -120,6 +120,8 @@ def compare_runs(
         main.insert(0, chosen)
     parsed_margins = {parse_measure(m): float(v) for m, v in (margins or {}).items()}
     main += [m for m in parsed_margins if m not in main]
+    for measure in main:
+        check_per_topic(measure, use="compare")
     class_measures = _class_measures(topics, parse_measures)
     wanted = list(dict.fromkeys([*main, *(m for _, ms in class_measures.values() for m in ms)]))
     k = cutoff or measure_cutoff(chosen) or DEFAULT_CUTOFF
