@@ -55,7 +55,7 @@ def command(
     """
     from toolkit.cli.options import emit
     from toolkit.formats.qrels import format_qrels, qrels_name
-    from toolkit.pipeline.export import export_campaign, write_export_manifest
+    from toolkit.pipeline.export import export_campaign, write_export
 
     target = output if output is not None and str(output) != "-" else None
     export = export_campaign(
@@ -65,6 +65,8 @@ def command(
         unjudged=-1 if unjudged == "-1" else "skip",
         name=qrels_name(target) if target is not None else "qrels",
     )
-    emit(format_qrels(export.result.qrels), output)
-    if target is not None:
-        write_export_manifest(export, target, campaign=campaign)
+    if target is None:
+        emit(format_qrels(export.result.qrels), output)
+    else:
+        write_export(export, target, campaign=campaign)
+        click.echo(f"Wrote {target}", err=True)

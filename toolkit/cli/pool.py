@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import CAMPAIGN
+from toolkit.cli.options import CAMPAIGN, say
 
 if TYPE_CHECKING:
     from toolkit.pooling.rounds import RoundResult
@@ -118,21 +118,21 @@ def command(
 
 def say_round(result: RoundResult, campaign: str) -> None:
     """What a round did (stdout), then what is left to do (stderr)."""
-    click.echo(
+    say(
         f"Round {result.round}: {result.topics} topics, {result.pooled} pooled, {result.queued} queued "
         f"({result.stale} stale), {result.skipped} already judged, {result.pending} already queued, "
         f"{len(result.fetch_failures)} fetch failures -> {campaign}"
     )
     if result.unchanged:
-        click.echo(f"{result.unchanged} documents unchanged by version: not fetched again")
+        say(f"{result.unchanged} documents unchanged by version: not fetched again")
     if result.assigned is not None and result.assigned.items:
         shares = ", ".join(f"{a} {n}" for a, n in result.assigned.per_assessor.items() if n)
-        click.echo(f"Assigned {result.assigned.items} items by the campaign's policy: {shares}")
+        say(f"Assigned {result.assigned.items} items by the campaign's policy: {shares}")
     if result.fetch_failures:
         shown = ", ".join(result.fetch_failures[:5]) + (" …" if len(result.fetch_failures) > 5 else "")
-        click.echo(f"Warning: could not fetch {len(result.fetch_failures)} document(s): {shown}", err=True)
+        say(f"Warning: could not fetch {len(result.fetch_failures)} document(s): {shown}", err=True)
     if result.unassigned:
-        click.echo(
+        say(
             f"Next: {result.unassigned} items are not assigned to anyone; share them out with\n"
             f"  {result.assign_command(campaign)}",
             err=True,

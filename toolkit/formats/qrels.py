@@ -149,7 +149,9 @@ def read_judgment_columns(
         "relevance": pa.dictionary(pa.int32(), pa.binary()),
     }
     try:
-        table, _first, _last, doc_hashes = read_table(path, QRELS_NAMES, types, data=data, hashed="doc_id")
+        table, _first, _last, doc_hashes = read_table(
+            path, QRELS_NAMES, types, data=data, hashed="doc_id", unique=("query_id", "doc_id")
+        )
     except Irregular:
         return None
     codes, dictionary = dictionary_codes(table.column("query_id"))

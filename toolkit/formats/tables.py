@@ -180,12 +180,14 @@ def read_table(
     data: bytes | None = None,
     block: int | None = None,
     hashed: str | None = None,
+    unique: tuple[str, str] | None = None,
 ) -> tuple[Any, bytes, bytes, Any]:
     """The file's ``types`` columns (of ``columns``) as one Arrow table, its first and last data lines, and
     the ``string_hashes`` of column ``hashed`` (computed block by block in the parsing threads) or None.
 
     Raises ``Irregular`` when Arrow cannot read a block as ``len(columns)`` space-separated columns of those
-    types, and when the file has no data line.
+    types, when the file has no data line, and — with ``unique`` = (a dictionary column, a string column) —
+    as soon as one block holds a pair of them twice (``repeats_in_block``).
     """
     import pyarrow as pa
     from pyarrow import csv
@@ -218,7 +220,12 @@ def read_table(
             table = csv.read_csv(pa.BufferReader(text), read, parse, convert, memory_pool=pool())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
             raise Irregular from None
-        return table, first_line, last_line, string_hashes(table.column(hashed)) if hashed else None
+        part = string_hashes(table.column(hashed)) if hashed else None
+        if unique is not None:
+            second = part if hashed == unique[1] else string_hashes(table.column(unique[1]))
+            if repeats_in_block(table.column(unique[0]), second):
+                raise Irregular  # the line reader names the repeated line, having read only up to it
+        return table, first_line, last_line, part
 
     tables: list[Any] = []
     hashes: list[Any] = []
@@ -244,6 +251,30 @@ def read_table(
         last,
         np.concatenate(hashes) if hashed else None,
     )
+
+
+def repeats_in_block(topics: Any, doc_hashes: Any) -> bool:
+    """True when two rows of one block have the same (topic, doc) hash — a duplicate, or (rarely) a collision.
+
+    Why per block: a file that repeats one valid line — a gzip bomb of ``q1 Q0 d1 1 1.0 r``, 5 MB expanding to
+    2 GiB — would otherwise be read whole (14 GB) before the duplicate at its line 2 was seen. gzip repeats
+    only within its 32 KiB window, so such a file repeats a pair within every block; duplicates further apart
+    are found once the file is read (``ranked.has_duplicates``). A collision only sends the file to the line
+    reader, which decides.
+    """
+    import numpy as np
+
+    keys = doc_hashes.copy()
+    at = 0
+    for chunk in topics.chunks:
+        topic_hashes = string_hashes(chunk.dictionary)
+        spread = topic_hashes[numbers(chunk.indices)]
+        spread *= np.uint64(PRIME)
+        keys[at : at + len(chunk)] ^= spread
+        at += len(chunk)
+    mix64(np, keys)
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
 
 
 #: Blocks normalised and parsed at once: one block's Python work overlaps another's parsing in Arrow.

@@ -10,9 +10,7 @@ Line readers get ``(line_number, line)`` pairs so that every error can name ``pa
 
 from __future__ import annotations
 
-import gzip
 import io
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +27,6 @@ __all__ = [
     "iter_data_lines",
     "iter_text_lines",
     "iter_trec_fields",
-    "open_for_write",
     "read_bytes",
     "read_text",
 ]
@@ -174,27 +171,8 @@ def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
                 yield number, fields
 
 
-def open_for_write(path: str | Path) -> IO[str]:
-    """A text handle that gzips when the name ends in ``.gz``; ``-`` is stdout."""
-    if str(path) == "-":
-        import sys
-
-        return io.TextIOWrapper(os.fdopen(os.dup(sys.stdout.fileno()), "wb"), encoding="utf-8")
-    p = Path(path)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "wb"), encoding="utf-8")
-    return open(p, "w", encoding="utf-8", newline="\n")
-
-
 def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a file."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    if p.suffix == ".gz":
-        tmp.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
-    else:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(tmp, p)
+    """Write ``text`` whole or not at all, never replacing what is not a file (``toolkit.formats.output``)."""
+    from toolkit.formats.output import write_text_output
+
+    write_text_output(path, text)

@@ -60,19 +60,28 @@ def export_campaign(
     return CampaignExport(result, extra)
 
 
-def write_export_manifest(
+def write_export(
     export: CampaignExport, path: str | Path, *, campaign: str | Path, workspace: Workspace | None = None
-) -> Path:
-    """The manifest beside the written qrels file ``path``; the campaign is recorded relative to the
-    workspace (the nearest ``toolkit.toml``), so the manifest reads the same on every checkout."""
-    from toolkit.formats.manifest import write_manifest
+) -> Path | None:
+    """Write the exported qrels at ``path`` and the manifest beside them (first: ``write_with_manifest``);
+    the campaign is recorded relative to the workspace (the nearest ``toolkit.toml``), so the manifest reads
+    the same on every checkout. Returns the manifest (None when ``path`` is not a regular file)."""
+    from toolkit.formats.manifest import write_with_manifest
+    from toolkit.formats.qrels import format_qrels
     from toolkit.judging.postgres.url import is_campaign_url
     from toolkit.workspace import load_workspace
 
     ws = workspace or load_workspace()
     where = str(campaign) if is_campaign_url(campaign) else ws.relative(campaign)  # a URL is no path
     extra = {**export.manifest, "campaign": {**export.manifest.get("campaign", {}), "path": where}}
-    return write_manifest(path, kind="qrels", inputs={"campaign": where}, extra=extra, root=ws.root)
+    return write_with_manifest(
+        path,
+        format_qrels(export.result.qrels),
+        kind="qrels",
+        inputs={"campaign": where},
+        extra=extra,
+        root=ws.root,
+    )
 
 
 def _agreement(store: CampaignStore) -> dict[str, Any] | None:
