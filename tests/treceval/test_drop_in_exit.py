@@ -24,8 +24,8 @@ from pathlib import Path
 
 from trec_corpus import read_corpus, trec_lines
 
-#: Subprocess runs in all (each input in turn); about 20 s on two idle cores.
-RUNS = int(os.environ.get("TOOLKIT_EXIT_RUNS", "240"))
+#: Subprocess runs in all (each input in turn): about 20 s on two idle cores.
+RUNS = int(os.environ.get("TOOLKIT_EXIT_RUNS", "200"))
 SCRIPT = Path(sys.executable).with_name("trec-toolkit")
 
 

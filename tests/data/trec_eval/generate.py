@@ -19,9 +19,11 @@ left out and listed, so the committed answers are trec_eval's, not chance.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shlex
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -532,13 +534,14 @@ def cases() -> list[Case]:
 
 def generate(binary: Path) -> tuple[list[Case], list[str]]:
     """Every case run twice; those whose answers differ are left out (their names returned)."""
-    kept, unstable = [], []
-    for case in cases():
-        first, second = run_case(binary, case), run_case(binary, case)
-        if (first.stdout, first.exit) != (second.stdout, second.exit):
-            unstable.append(case.name)
-            continue
-        kept.append(first)
+    every = cases()
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        first = list(pool.map(lambda case: run_case(binary, case), every))
+        second = list(pool.map(lambda case: run_case(binary, case), every))
+    kept = [a for a, b in zip(first, second, strict=True) if (a.stdout, a.exit) == (b.stdout, b.exit)]
+    unstable = [
+        a.name for a, b in zip(first, second, strict=True) if (a.stdout, a.exit) != (b.stdout, b.exit)
+    ]
     return kept, unstable
 
 
