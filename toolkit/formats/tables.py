@@ -20,7 +20,8 @@ convert (``1_0``, ``1.5`` as a grade), invalid UTF-8 (strict readers), a NUL byt
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +218,7 @@ def read_table(
         if not first_line:
             return None, b"", b"", None
         try:
-            table = csv.read_csv(pa.BufferReader(text), read, parse, convert, memory_pool=pool())
+            table = csv.read_csv(pa.BufferReader(owned(text)), read, parse, convert, memory_pool=pool())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
             raise Irregular from None
         part = string_hashes(table.column(hashed)) if hashed else None
@@ -230,17 +231,17 @@ def read_table(
     tables: list[Any] = []
     hashes: list[Any] = []
     first = last = b""
-    for table, first_line, last_line, part in _pipelined(
-        parse_block, iter_blocks(path, data=data, block=block)
-    ):
-        if table is None:
-            continue
-        if not tables and first_line[:3] == b"\xef\xbb\xbf":
-            raise Irregular  # a byte-order mark: the line reader strips it
-        first = first or first_line
-        last = last_line
-        tables.append(table)
-        hashes.append(part)
+    # closed on the way out, so that no block is still being parsed when this returns or raises
+    with closing(_pipelined(parse_block, iter_blocks(path, data=data, block=block))) as parsed:
+        for table, first_line, last_line, part in parsed:
+            if table is None:
+                continue
+            if not tables and first_line[:3] == b"\xef\xbb\xbf":
+                raise Irregular  # a byte-order mark: the line reader reads it
+            first = first or first_line
+            last = last_line
+            tables.append(table)
+            hashes.append(part)
     if not tables:
         raise Irregular
     import numpy as np
@@ -277,11 +278,31 @@ def repeats_in_block(topics: Any, doc_hashes: Any) -> bool:
     return bool((keys[1:] == keys[:-1]).any())
 
 
+def owned(text: Any) -> Any:
+    """The bytes of ``text`` copied into an Arrow-allocated buffer, for Arrow's threaded CSV reader.
+
+    Why: ``read_csv`` returns before its worker threads have let go of their input. When that input is a
+    Python object (``pa.py_buffer``: bytes, a memoryview), the last worker to let go must take the GIL to
+    release it; if the interpreter is finalising by then, Python 3.11 ends that thread with ``pthread_exit``,
+    whose unwinding through Arrow's ``noexcept`` destructors calls ``std::terminate``: the process aborts
+    (exit 134) after printing the right output — about 1 run in 100 that exits right after reading a small
+    file (issue 24, item 7). An Arrow-owned buffer is freed by whichever thread lets go last, without the GIL.
+    The copy is one ``memcpy`` of a block, small beside parsing it.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    view = memoryview(text).cast("B")
+    buffer = pa.allocate_buffer(len(view), memory_pool=pool())
+    np.frombuffer(buffer, np.uint8)[:] = np.frombuffer(view, np.uint8)
+    return buffer
+
+
 #: Blocks normalised and parsed at once: one block's Python work overlaps another's parsing in Arrow.
 IN_FLIGHT = 2
 
 
-def _pipelined(work: Any, items: Iterator[Block]) -> Iterator[Any]:
+def _pipelined(work: Any, items: Iterator[Block]) -> Generator[Any, None, None]:
     """``work(item)`` for each item, in order, with up to ``IN_FLIGHT`` items in progress in threads.
 
     Why threads: Arrow parses without the GIL and numpy releases it, so a block's normalisation runs while
