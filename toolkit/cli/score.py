@@ -102,10 +102,13 @@ def command(
         text = scores_trec(results, per_query=per_query)
     else:
         bias = None
+        agreement = None
         if pool_bias:
             from toolkit.pooling.diagnostics import leave_one_run_out
+            from toolkit.stats.correlation import leave_one_out_agreement
 
             bias = leave_one_run_out(loaded, qrels, topics=topics, measures=wanted, depth=pool_depth)
+            agreement = leave_one_out_agreement(bias.rows)
         failed = recorded_failures(loaded)
         refusal = [refusal_scores(run, topics, qrels, failed=failed[run.name]) for run in loaded]
         doc = scores_document(
@@ -116,6 +119,7 @@ def command(
             versions=versions(),
             pool_bias=bias,
             refusal=refusal,
+            pool_bias_agreement=agreement,
         )
         text = render(mark_pilot(doc, pilots), fmt)
     emit(text, output)
