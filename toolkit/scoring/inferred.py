@@ -1,0 +1,405 @@
+"""Inferred measures: estimates of a measure's full-pool value from a sampled pool, with their variance.
+
+A sampled pool (``toolkit.pooling.sampling``) judges a random part of the pool, each document with a known
+inclusion probability π (the fifth column of the qrels, ``toolkit.formats.sampled``). What is estimated is the
+value the measure would take **had every pooled document been judged** — documents outside the pool are
+non-relevant, as with any pooled qrels. Documents with the same π form one stratum (the sampler gives each
+stratum its own π); in a stratum listing its unjudged documents too (relevance < 0), π is the realised
+n_h/N_h — judged over listed — so a sampled document nobody judged counts as not sampled.
+
+* **P@k** (estimated) — the Horvitz–Thompson estimate (1/k)·Σ y_i/π_i over the judged relevant documents in
+  the top k: unbiased for any design. Exact (variance 0) where the top k are judged in full.
+* **statAP** (Pavlu & Aslam 2007) — AP = (1/R)·Σ_i y_i·prec@i written as a sum over single documents and
+  pairs, each estimated by Horvitz–Thompson with the exact joint inclusion probabilities of sampling without
+  replacement (π_ij = n_h(n_h − 1)/(N_h(N_h − 1)) within a stratum, π_i·π_j across), divided by the
+  Horvitz–Thompson estimate of R.
+* **infAP** (Yilmaz & Aslam, CIKM 2006), in the stratified form of Yilmaz, Kanoulas & Aslam (SIGIR 2008):
+  the expected precision above a judged relevant document at rank k is 1/k + (1/k)·Σ_h p_h·(r_h + ε)/(j_h +
+  2ε) — p_h documents of stratum h pooled above it, j_h of them judged, r_h relevant, ε = 0.00001 — and the
+  estimate is the π-weighted sum of those over the π-weighted number of relevant documents. With one stratum
+  (a uniform sample, or the whole pool judged) this is trec_eval's ``infAP`` (m_infap.c) to the last digit.
+  Needs the unjudged pooled documents listed (relevance −1): a file of judged documents only cannot say
+  where they are.
+* **infNDCG@k** (Yilmaz, Kanoulas & Aslam 2008) — DCG is a sum of gains, so its estimate is the sum of the
+  judged documents' discounted gains weighted by 1/π; the ideal DCG is built from the estimated number of
+  documents of each grade (Σ 1/π over the judged documents of that grade), fractional counts filling
+  fractional positions. Gains and discounts are trec_eval's (``ndcg_cut``: gain = grade, 1/log2(rank + 1)),
+  so with the whole pool judged it equals ``ndcg_cut.k``.
+
+**Variance and interval.** Each topic's estimate gets the stratified jackknife variance (delete one judged
+document at a time within its stratum: v = Σ_h (1 − f_h)·(n_h − 1)/n_h · Σ_i (θ_(hi) − θ̄_h)², f_h the
+stratum's sampling fraction). For the linear estimates (P@k) it is exactly the textbook variance of a
+stratified sample without replacement; for the ratios it is the standard large-sample estimate. Topics are
+sampled independently, so the mean over n topics has variance Σ v_t / n² and a 95 % interval mean ± 1.96·√·.
+The interval is for the **judging sample only**: it says where the full-pool mean of *these* topics lies, not
+how another set of topics would score (``compare``'s t interval covers that). A stratum with a single judged
+document has no variance estimate; the topic's variance is then None and says why.
+
+Measures that depend on *which* document comes first (RR, R-Prec, success) cannot be estimated from a sample
+— an unjudged document above the first judged relevant one may be relevant — and are refused in one line,
+unless the run's top k is judged in full, when the ordinary measure is exact.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from toolkit.errors import UsageError
+
+if TYPE_CHECKING:
+    from toolkit.model import Run, SampledQrels, TopicSet
+
+#: infAP's smoothing constant (trec_eval's ``INFAP_EPSILON``).
+INFAP_EPSILON = 0.00001
+#: The normal quantile of the 95 % interval.
+Z95 = 1.959963984540054
+
+#: Estimators by name (family), with the paper each implements.
+ESTIMATORS: dict[str, str] = {
+    "infAP": "Yilmaz & Aslam 2006; stratified form of Yilmaz, Kanoulas & Aslam 2008",
+    "statAP": "Pavlu & Aslam 2007",
+    "infNDCG": "Yilmaz, Kanoulas & Aslam 2008",
+    "P": "Horvitz–Thompson estimate of P@k",
+}
+
+_NAME = re.compile(r"^(infAP|statAP|infNDCG|P)(?:@(\d+))?$")
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """One inferred measure: ``family`` in ``ESTIMATORS``, ``cutoff`` k (None = the whole ranking)."""
+
+    family: str
+    cutoff: int | None = None
+
+    def __str__(self) -> str:
+        return self.family if self.cutoff is None else f"{self.family}@{self.cutoff}"
+
+    @property
+    def needs_listing(self) -> bool:
+        """infAP imputes the unjudged documents above a rank, so it must know where they are."""
+        return self.family == "infAP"
+
+
+def parse_estimator(name: str) -> Estimator:
+    """``infAP``, ``statAP``, ``infNDCG@10``, ``P@10`` → ``Estimator``; anything else is refused in one line."""
+    found = _NAME.match(name.strip())
+    if found is None:
+        raise UsageError(not_estimable(name))
+    family, cutoff = found[1], found[2]
+    if family == "P" and cutoff is None:
+        raise UsageError(
+            "P needs a cutoff from a sample (P@10): precision over the whole ranking is not estimated"
+        )
+    if family in ("infAP", "statAP") and cutoff is not None:
+        raise UsageError(f"{family} has no cutoff; use {family}")
+    k = int(cutoff) if cutoff is not None else None
+    if k is not None and k < 1:
+        raise UsageError(f"{name}: the cutoff must be at least 1")
+    return Estimator(family, k)
+
+
+def not_estimable(name: str) -> str:
+    """The one-line refusal for a measure a sample cannot estimate."""
+    return (
+        f"{name} cannot be estimated from a sampled pool: it depends on which documents come first, and an "
+        "unjudged one may be relevant; use infAP, statAP, infNDCG@k or P@k, or judge the top ranks in full "
+        "(a stratum 1-k:1) to score it exactly"
+    )
+
+
+# --------------------------------------------------------------------------------------------- the design
+
+
+@dataclass(frozen=True)
+class TopicSample:
+    """One topic's sample: the grade of every judged document, the listed unjudged ones, each document's
+    stratum, and per stratum N_h (listed, or n_h/π when only judged documents are listed), n_h and f_h."""
+
+    grades: Mapping[str, int]
+    unjudged: frozenset[str]
+    stratum: Mapping[str, int]
+    population: tuple[float, ...]
+    judged: tuple[int, ...]
+    fraction: tuple[float, ...]
+    listed: bool
+
+    def weight(self, h: int, judged: int | None = None) -> float:
+        """1/π of a judged document of stratum ``h`` (with ``judged`` documents judged in it)."""
+        n = self.judged[h] if judged is None else judged
+        if self.listed:
+            return self.population[h] / n
+        return 1.0 / self.fraction[h]
+
+
+def topic_samples(sampled: SampledQrels) -> dict[str, TopicSample]:
+    """Each topic's design read from sampled qrels (strata = equal inclusion probabilities; module docstring)."""
+    out: dict[str, TopicSample] = {}
+    for query_id, docs in sampled.qrels.judgments.items():
+        probs = sampled.probabilities.get(query_id, {})
+        keys: dict[float, int] = {}
+        stratum: dict[str, int] = {}
+        grades: dict[str, int] = {}
+        unjudged: set[str] = set()
+        for doc_id, grade in docs.items():
+            p = round(float(probs.get(doc_id, 1.0)), 12)
+            h = keys.setdefault(p, len(keys))
+            stratum[doc_id] = h
+            if grade >= 0:
+                grades[doc_id] = grade
+            else:
+                unjudged.add(doc_id)
+        count = len(keys)
+        rows = [0] * count
+        judged = [0] * count
+        for doc_id, h in stratum.items():
+            rows[h] += 1
+            judged[h] += doc_id in grades
+        declared = sorted(keys, key=keys.__getitem__)
+        # listed: every stratum shows its unjudged documents (or is judged in full)
+        listed = all(rows[h] > judged[h] or declared[h] >= 1.0 for h in range(count))
+        population = tuple(float(rows[h]) if listed else judged[h] / declared[h] for h in range(count))
+        fraction = tuple(
+            (judged[h] / rows[h] if rows[h] else 1.0) if listed else declared[h] for h in range(count)
+        )
+        out[query_id] = TopicSample(
+            grades, frozenset(unjudged), stratum, population, tuple(judged), fraction, listed
+        )
+    return out
+
+
+# --------------------------------------------------------------------------------------------- estimators
+
+
+def _ideal_dcg(counts: Mapping[int, float], k: int | None) -> float:
+    """The ideal DCG@k from (possibly fractional) numbers of documents per grade: the sorted gains as a step
+    function over positions, each position [p − 1, p) taking the mean gain over it."""
+    total = 0.0
+    x = 0.0
+    limit = math.inf if k is None else float(k)
+    for grade in sorted((g for g in counts if g > 0), reverse=True):
+        end = x + counts[grade]
+        p = int(math.floor(x))
+        while p < end and p < limit:
+            overlap = min(end, p + 1.0) - max(x, float(p))
+            if overlap > 0:
+                total += grade * overlap / math.log2(p + 2)
+            p += 1
+        x = end
+        if x >= limit:
+            break
+    return total
+
+
+def _evaluate(
+    est: Estimator,
+    ranking: Sequence[str],
+    s: TopicSample,
+    *,
+    rel_level: int,
+    drop: str | None = None,
+) -> float:
+    """One topic's estimate with the document ``drop`` taken out of the sample (for the jackknife)."""
+    judged = list(s.judged)
+    if drop is not None:
+        judged[s.stratum[drop]] -= 1
+
+    def is_judged(d: str) -> bool:
+        return d in s.grades and d != drop
+
+    def w(h: int) -> float:
+        return s.weight(h, judged[h])
+
+    family = est.family
+    if family == "P":
+        k = est.cutoff or len(ranking)
+        total = sum(w(s.stratum[d]) for d in ranking[:k] if is_judged(d) and s.grades[d] >= rel_level)
+        return total / k
+    if family == "infNDCG":
+        cut = est.cutoff
+        top = ranking if cut is None else ranking[:cut]
+        dcg = 0.0
+        for i, d in enumerate(top):
+            if is_judged(d) and s.grades[d] > 0:
+                dcg += s.grades[d] * w(s.stratum[d]) / math.log2(i + 2)
+        counts: dict[int, float] = {}
+        for d, g in s.grades.items():
+            if g > 0 and d != drop:
+                counts[g] = counts.get(g, 0.0) + w(s.stratum[d])
+        ideal = _ideal_dcg(counts, cut)
+        return dcg / ideal if ideal > 0 else 0.0
+    # AP family: R estimated by Horvitz–Thompson
+    r_hat = sum(w(s.stratum[d]) for d, g in s.grades.items() if g >= rel_level and d != drop)
+    if r_hat <= 0:
+        return 0.0
+    if family == "statAP":
+        return _stat_numerator(ranking, s, judged, is_judged, rel_level) / r_hat
+    return _inf_numerator(ranking, s, is_judged, rel_level, w) / r_hat
+
+
+def _stat_numerator(
+    ranking: Sequence[str], s: TopicSample, judged: list[int], is_judged: object, rel_level: int
+) -> float:
+    """Σ_i y_i/(i·π_i) + Σ_{j<i} y_i·y_j/(i·π_ij) over the judged relevant documents of the ranking."""
+    check = is_judged  # typed loosely to keep the closure cheap
+
+    def inv_pair(h: int, g: int) -> float:
+        if h != g:
+            return s.weight(h, judged[h]) * s.weight(g, judged[g])
+        n, big = judged[h], s.population[h]
+        if not s.listed:
+            return s.weight(h, n) ** 2  # N_h unknown: independent draws
+        return big * (big - 1) / (n * (n - 1))
+
+    total = 0.0
+    above: list[int] = []  # strata of the judged relevant documents ranked above
+    for i, d in enumerate(ranking, start=1):
+        if not check(d) or s.grades[d] < rel_level:  # type: ignore[operator]
+            continue
+        h = s.stratum[d]
+        term = s.weight(h, judged[h])
+        for g in above:
+            term += inv_pair(h, g)
+        total += term / i
+        above.append(h)
+    return total
+
+
+def _inf_numerator(
+    ranking: Sequence[str], s: TopicSample, is_judged: object, rel_level: int, w: object
+) -> float:
+    """Σ over judged relevant documents of 1/π times the expected precision above them (module docstring)."""
+    check, weight = is_judged, w
+    count = len(s.population)
+    pooled = [0] * count
+    judged = [0] * count
+    relevant = [0] * count
+    total = 0.0
+    for i, d in enumerate(ranking, start=1):
+        h = s.stratum.get(d)
+        if h is None:
+            continue  # not pooled: a zero above later documents (it counts in i)
+        if not check(d):  # type: ignore[operator]
+            pooled[h] += 1
+            continue
+        rel = s.grades[d] >= rel_level
+        if rel:
+            if i == 1:
+                expected = 1.0
+            else:
+                inferred = sum(
+                    pooled[g] * (relevant[g] + INFAP_EPSILON) / (judged[g] + 2 * INFAP_EPSILON)
+                    for g in range(count)
+                    if pooled[g]
+                )
+                expected = 1.0 / i + inferred / i
+            total += weight(h) * expected  # type: ignore[operator]
+        pooled[h] += 1
+        judged[h] += 1
+        relevant[h] += rel
+    return total
+
+
+# --------------------------------------------------------------------------------------------- variance
+
+
+@dataclass(frozen=True)
+class TopicEstimate:
+    """One topic's estimate and its jackknife variance (None with ``reason`` when it has none)."""
+
+    value: float
+    variance: float | None
+    reason: str | None = None
+
+
+def estimate_topic(
+    est: Estimator, ranking: Sequence[str], s: TopicSample, *, rel_level: int = 1
+) -> TopicEstimate:
+    """The estimate and its stratified jackknife variance (module docstring)."""
+    if est.needs_listing and not s.listed:
+        raise UsageError(
+            f"{est} needs the pool's unjudged documents listed (relevance -1 rows with their probability); "
+            "these qrels list judged documents only — statAP and P@k need the probabilities alone"
+        )
+    value = _evaluate(est, ranking, s, rel_level=rel_level)
+    variance = 0.0
+    by_stratum: dict[int, list[str]] = {}
+    for d in s.grades:
+        by_stratum.setdefault(s.stratum[d], []).append(d)
+    in_ranking = set(ranking)
+    for h, members in by_stratum.items():
+        n = s.judged[h]
+        f = s.fraction[h]
+        if f >= 1.0:
+            continue
+        if n < 2:
+            return TopicEstimate(value, None, "a sampled stratum has a single judged document")
+        # documents outside the ranking differ only by their grade: one replicate per grade
+        values: list[float] = []
+        cache: dict[int, float] = {}
+        for d in members:
+            if d in in_ranking:
+                values.append(_evaluate(est, ranking, s, rel_level=rel_level, drop=d))
+            else:
+                key = s.grades[d]
+                if key not in cache:
+                    cache[key] = _evaluate(est, ranking, s, rel_level=rel_level, drop=d)
+                values.append(cache[key])
+        mean = sum(values) / n
+        variance += (1 - f) * (n - 1) / n * sum((v - mean) ** 2 for v in values)
+    return TopicEstimate(value, variance)
+
+
+@dataclass(frozen=True)
+class EstimateResult:
+    """One run, one inferred measure over ``n`` topics: the mean estimate, its variance and 95 % interval
+    (``low``/``high`` None with ``reason`` when some topic has no variance)."""
+
+    run: str
+    measure: str
+    n: int
+    mean: float
+    variance: float | None
+    low: float | None
+    high: float | None
+    per_topic: Mapping[str, TopicEstimate] = field(default_factory=dict)
+    reason: str | None = None
+    estimate: bool = True
+
+
+def estimate_run(
+    run: Run,
+    sampled: SampledQrels,
+    measure: Estimator | str,
+    *,
+    topics: TopicSet | None = None,
+    rel_level: int = 1,
+    samples: Mapping[str, TopicSample] | None = None,
+) -> EstimateResult:
+    """Estimate ``measure`` for ``run`` over the topic set's topics, else the qrels' (a topic without qrels
+    counts as 0 with no variance, as in ``score``)."""
+    est = parse_estimator(measure) if isinstance(measure, str) else measure
+    design = samples if samples is not None else topic_samples(sampled)
+    query_ids = list(topics.relevance_ids) if topics is not None else list(sampled.query_ids)
+    per_topic: dict[str, TopicEstimate] = {}
+    for q in query_ids:
+        s = design.get(q)
+        per_topic[q] = (
+            TopicEstimate(0.0, 0.0)
+            if s is None
+            else estimate_topic(est, run.ranking(q), s, rel_level=rel_level)
+        )
+    n = len(per_topic)
+    if n == 0:
+        raise UsageError("no topics to estimate on")
+    mean = sum(t.value for t in per_topic.values()) / n
+    missing = next((f"{q}: {t.reason}" for q, t in per_topic.items() if t.variance is None), None)
+    if missing is not None:
+        return EstimateResult(run.name, str(est), n, mean, None, None, None, per_topic, missing)
+    variance = sum(t.variance or 0.0 for t in per_topic.values()) / n**2
+    half = Z95 * math.sqrt(variance)
+    return EstimateResult(run.name, str(est), n, mean, variance, mean - half, mean + half, per_topic)
