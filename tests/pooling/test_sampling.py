@@ -71,6 +71,16 @@ def test_strata_inclusion_and_sample_sizes_per_topic() -> None:
         assert {k for k in pool.inclusion if k[0] == q} == {(q, d) for d in best}
 
 
+def test_provenance_of_a_sampled_pool_is_the_pools_rule() -> None:
+    """The sampler builds provenance from rank maps; it must equal ``pooling.pool.provenance``."""
+    from toolkit.pooling.pool import provenance
+
+    runs = _runs(seed=4)
+    pool = sample_pool(runs, strata=parse_strata("1-4:1,5-20:0.5"), seed=3)
+    for q, d, sources in pool.items():
+        assert sources == provenance(runs, q, d, depth=20)
+
+
 def test_the_draw_is_seeded_per_topic() -> None:
     runs = _runs()
     strata = parse_strata("1-2:1,3-20:0.2")
@@ -97,3 +107,21 @@ def test_each_document_is_drawn_as_often_as_its_probability_says() -> None:
     for d, p in probabilities.items():
         se = (p * (1 - p) / trials) ** 0.5
         assert abs(counts.get(d, 0) / trials - p) <= 4.5 * se + 1e-12, d
+
+
+def test_strata_for_a_budget_spend_about_the_budget_with_rates_halving() -> None:
+    from toolkit.pooling.sampling import strata_for_budget
+
+    runs = _runs(seed=8, topics=6)
+    whole = sum(len(best_ranks(runs, f"q{t}", depth=20)) for t in range(6))
+    strata = strata_for_budget(runs, budget=whole // 4, depth=20)
+    assert [(s.first, s.last) for s in strata] == [(1, 1), (2, 3), (4, 7), (8, 12), (13, 20)]
+    sampled = [s for s in strata if s.rate < 1]
+    for upper, lower in zip(sampled, sampled[1:], strict=False):
+        assert lower.rate == pytest.approx(upper.rate / 2, rel=1e-4)
+    drawn = len(sample_pool(runs, strata=strata, seed=1))
+    assert (
+        abs(drawn - whole // 4) <= 2 * len(strata) * 6
+    )  # rounding: at most one document a stratum a topic, twice
+    full = strata_for_budget(runs, budget=whole, depth=20)
+    assert all(s.rate == 1.0 for s in full)

@@ -185,10 +185,10 @@ def test_statap_parts_are_unbiased_over_every_sample() -> None:
     for chosen in itertools.combinations(sorted(deep), 3):
         s = _sample(top, deep, chosen)
         judged = list(s.judged)
+        weights = [s.weight(h) for h in range(len(judged))]
         r_values.append(sum(s.weight(s.stratum[d]) for d, g in s.grades.items() if g >= 1))
-        n_values.append(
-            inferred._stat_numerator(ranking, s, judged, lambda d, s=s: d in s.grades, 1)  # noqa: SLF001
-        )
+        positions = inferred._positions(ranking, s)  # noqa: SLF001
+        n_values.append(inferred._stat_numerator(positions, s, judged, weights, "", 1))  # noqa: SLF001
     assert np.mean(r_values) == pytest.approx(5.0, abs=1e-12)
     assert np.mean(n_values) == pytest.approx(numerator, abs=1e-12)
 

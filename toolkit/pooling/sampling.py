@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from toolkit.errors import UsageError
 from toolkit.model import Run
-from toolkit.pooling.pool import Pool, Source, provenance, run_names, topic_order
+from toolkit.pooling.pool import Pool, Source, run_names, topic_order
 
 _STRATUM = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*:\s*([0-9]*\.?[0-9]+)\s*$")
 
@@ -59,6 +59,54 @@ def parse_strata(spec: str) -> tuple[Stratum, ...]:
     return tuple(strata)
 
 
+#: Rank bands of ``strata_for_budget`` (the last band ends at the pool depth) and how fast the rate falls.
+BUDGET_BANDS = (1, 3, 7, 12)
+BUDGET_DECAY = 0.5
+
+
+def strata_for_budget(
+    runs: Sequence[Run],
+    *,
+    budget: int,
+    depth: int,
+    topics: Iterable[str] | None = None,
+    bands: Sequence[int] = BUDGET_BANDS,
+    decay: float = BUDGET_DECAY,
+) -> tuple[Stratum, ...]:
+    """Strata that spend about ``budget`` judgments (over all topics) on the depth-``depth`` pool, the rate
+    halving from band to band (ranks 1, 2–3, 4–7, 8–12, 13–``depth``): relevant documents crowd the top ranks,
+    so judging the top more densely leaves less of the estimate to the sparse deep sample — a coarse form of
+    sampling in proportion to a rank prior (Aslam, Pavlu & Yilmaz, SIGIR 2006). The scale is found by
+    bisection; a band whose rate reaches 1 is judged in full. A budget at least the pool's size judges it all.
+    """
+    if budget < 1:
+        raise UsageError(f"the sample budget must be at least 1, got {budget}")
+    edges = [b for b in bands if b < depth] + [depth]
+    strata_bounds = list(zip([1, *(b + 1 for b in edges[:-1])], edges, strict=True))
+    sizes = [0] * len(strata_bounds)
+    for query_id in topic_order(runs, topics):
+        for rank in best_ranks(runs, query_id, depth=depth).values():
+            for h, (first, last) in enumerate(strata_bounds):
+                if first <= rank <= last:
+                    sizes[h] += 1
+                    break
+    base = [decay**h for h in range(len(strata_bounds))]
+
+    def spent(scale: float) -> float:
+        return sum(n * min(1.0, scale * b) for n, b in zip(sizes, base, strict=True))
+
+    if spent(1.0 / base[-1]) <= budget:
+        return tuple(Stratum(first, last, 1.0) for first, last in strata_bounds)
+    low, high = 0.0, 1.0 / base[-1]
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if spent(mid) < budget else (low, mid)
+    return tuple(
+        Stratum(first, last, max(1e-6, round(min(1.0, high * b), 6)))
+        for (first, last), b in zip(strata_bounds, base, strict=True)
+    )
+
+
 def sample_size(population: int, rate: float) -> int:
     """n_h for a stratum of ``population`` documents at ``rate`` (module docstring)."""
     if population == 0:
@@ -83,6 +131,10 @@ def best_ranks(runs: Sequence[Run], query_id: str, *, depth: int) -> dict[str, i
     return dict(sorted(best.items(), key=lambda item: (item[1], item[0])))
 
 
+def _by_rank(source: Source) -> tuple[int, str]:
+    return source[1], source[0]
+
+
 def sample_pool(
     runs: Sequence[Run],
     *,
@@ -101,7 +153,13 @@ def sample_pool(
     entries: dict[str, dict[str, tuple[Source, ...]]] = {}
     inclusion: dict[tuple[str, str], float] = {}
     for query_id in topic_order(runs, topics):
-        best = best_ranks(runs, query_id, depth=depth)
+        ranks = [{d: r for r, d in enumerate(run.ranking(query_id)[:depth], start=1)} for run in runs]
+        best: dict[str, int] = {}
+        for found in ranks:
+            for d, r in found.items():
+                if r < best.get(d, depth + 1):
+                    best[d] = r
+        best = dict(sorted(best.items(), key=lambda item: (item[1], item[0])))
         drawn: list[str] = []
         for h, stratum in enumerate(strata):
             members = [d for d, r in best.items() if stratum.first <= r <= stratum.last]
@@ -118,7 +176,12 @@ def sample_pool(
             for d in members:
                 inclusion[(query_id, d)] = probability
             drawn.extend(chosen)
-        entries[query_id] = {d: provenance(runs, query_id, d, depth=depth) for d in drawn}
+        entries[query_id] = {
+            d: tuple(
+                sorted(((names[k], found[d]) for k, found in enumerate(ranks) if d in found), key=_by_rank)
+            )
+            for d in drawn
+        }
     return Pool(
         entries=entries,
         strategy="sample",

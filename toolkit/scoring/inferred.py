@@ -42,6 +42,7 @@ unless the run's top k is judged in full, when the ordinary measure is exact.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -128,6 +129,19 @@ class TopicSample:
     fraction: tuple[float, ...]
     listed: bool
 
+    @functools.cached_property
+    def grade_counts(self) -> list[dict[int, int]]:
+        """Per stratum, how many judged documents have each grade (read by every run and measure)."""
+        return _counts(self)
+
+    @functools.cached_property
+    def members(self) -> dict[int, list[str]]:
+        """The judged documents of each stratum."""
+        out: dict[int, list[str]] = {}
+        for d in self.grades:
+            out.setdefault(self.stratum[d], []).append(d)
+        return out
+
     def weight(self, h: int, judged: int | None = None) -> float:
         """1/π of a judged document of stratum ``h`` (with ``judged`` documents judged in it)."""
         n = self.judged[h] if judged is None else judged
@@ -195,109 +209,141 @@ def _ideal_dcg(counts: Mapping[int, float], k: int | None) -> float:
     return total
 
 
+#: One pooled document of a ranking: (1-based rank, doc id, stratum, grade; −1 when unjudged).
+Position = tuple[int, str, int, int]
+
+
+def _positions(ranking: Sequence[str], s: TopicSample) -> list[Position]:
+    """The pooled documents of ``ranking`` in rank order (ranks count every document, pooled or not)."""
+    out: list[Position] = []
+    for i, d in enumerate(ranking, start=1):
+        h = s.stratum.get(d)
+        if h is not None:
+            out.append((i, d, h, s.grades.get(d, -1)))
+    return out
+
+
+def _counts(s: TopicSample) -> list[dict[int, int]]:
+    """Per stratum, how many judged documents have each grade."""
+    out: list[dict[int, int]] = [{} for _ in s.population]
+    for d, g in s.grades.items():
+        counts = out[s.stratum[d]]
+        counts[g] = counts.get(g, 0) + 1
+    return out
+
+
 def _evaluate(
     est: Estimator,
-    ranking: Sequence[str],
+    positions: Sequence[Position],
+    length: int,
     s: TopicSample,
+    counts: Sequence[Mapping[int, int]],
     *,
     rel_level: int,
-    drop: str | None = None,
+    drop: tuple[str, int, int] | None = None,
 ) -> float:
-    """One topic's estimate with the document ``drop`` taken out of the sample (for the jackknife)."""
+    """One topic's estimate; ``drop`` = (doc, stratum, grade) takes that judged document out of the sample (it
+    becomes unjudged) for the jackknife."""
     judged = list(s.judged)
+    dropped = ""
     if drop is not None:
-        judged[s.stratum[drop]] -= 1
+        dropped, dh, _ = drop
+        judged[dh] -= 1
+    w = [(s.weight(h, judged[h]) if judged[h] > 0 else 0.0) for h in range(len(judged))]
 
-    def is_judged(d: str) -> bool:
-        return d in s.grades and d != drop
-
-    def w(h: int) -> float:
-        return s.weight(h, judged[h])
+    def grade_counts(h: int) -> Mapping[int, int]:
+        if drop is None or drop[1] != h:
+            return counts[h]
+        fewer = dict(counts[h])
+        fewer[drop[2]] -= 1
+        return fewer
 
     family = est.family
     if family == "P":
-        k = est.cutoff or len(ranking)
-        total = sum(w(s.stratum[d]) for d in ranking[:k] if is_judged(d) and s.grades[d] >= rel_level)
+        k = est.cutoff or length
+        total = sum(w[h] for i, d, h, g in positions if i <= k and g >= rel_level and d != dropped)
         return total / k
     if family == "infNDCG":
         cut = est.cutoff
-        top = ranking if cut is None else ranking[:cut]
-        dcg = 0.0
-        for i, d in enumerate(top):
-            if is_judged(d) and s.grades[d] > 0:
-                dcg += s.grades[d] * w(s.stratum[d]) / math.log2(i + 2)
-        counts: dict[int, float] = {}
-        for d, g in s.grades.items():
-            if g > 0 and d != drop:
-                counts[g] = counts.get(g, 0.0) + w(s.stratum[d])
-        ideal = _ideal_dcg(counts, cut)
+        dcg = sum(
+            g * w[h] / math.log2(i + 1)
+            for i, d, h, g in positions
+            if (cut is None or i <= cut) and g > 0 and d != dropped
+        )
+        ideal_counts: dict[int, float] = {}
+        for h in range(len(judged)):
+            for g, c in grade_counts(h).items():
+                if g > 0 and c:
+                    ideal_counts[g] = ideal_counts.get(g, 0.0) + c * w[h]
+        ideal = _ideal_dcg(ideal_counts, cut)
         return dcg / ideal if ideal > 0 else 0.0
     # AP family: R estimated by Horvitz–Thompson
-    r_hat = sum(w(s.stratum[d]) for d, g in s.grades.items() if g >= rel_level and d != drop)
+    r_hat = sum(
+        w[h] * sum(c for g, c in grade_counts(h).items() if g >= rel_level) for h in range(len(judged))
+    )
     if r_hat <= 0:
         return 0.0
     if family == "statAP":
-        return _stat_numerator(ranking, s, judged, is_judged, rel_level) / r_hat
-    return _inf_numerator(ranking, s, is_judged, rel_level, w) / r_hat
+        return _stat_numerator(positions, s, judged, w, dropped, rel_level) / r_hat
+    return _inf_numerator(positions, len(judged), w, dropped, rel_level) / r_hat
 
 
 def _stat_numerator(
-    ranking: Sequence[str], s: TopicSample, judged: list[int], is_judged: object, rel_level: int
+    positions: Sequence[Position],
+    s: TopicSample,
+    judged: Sequence[int],
+    w: Sequence[float],
+    dropped: str,
+    rel_level: int,
 ) -> float:
     """Σ_i y_i/(i·π_i) + Σ_{j<i} y_i·y_j/(i·π_ij) over the judged relevant documents of the ranking."""
-    check = is_judged  # typed loosely to keep the closure cheap
-
-    def inv_pair(h: int, g: int) -> float:
-        if h != g:
-            return s.weight(h, judged[h]) * s.weight(g, judged[g])
-        n, big = judged[h], s.population[h]
-        if not s.listed:
-            return s.weight(h, n) ** 2  # N_h unknown: independent draws
-        return big * (big - 1) / (n * (n - 1))
-
+    same: list[float] = []
+    for h, n in enumerate(judged):
+        big = s.population[h]
+        if not s.listed or n < 2:
+            same.append(w[h] * w[h])  # N_h unknown (independent draws), or no pair within the stratum
+        else:
+            same.append(big * (big - 1) / (n * (n - 1)))
     total = 0.0
-    above: list[int] = []  # strata of the judged relevant documents ranked above
-    for i, d in enumerate(ranking, start=1):
-        if not check(d) or s.grades[d] < rel_level:  # type: ignore[operator]
+    above_weight = 0.0  # Σ w over the judged relevant documents above, for pairs across strata
+    above_by_stratum: dict[int, int] = {}
+    for i, d, h, g in positions:
+        if g < rel_level or d == dropped:
             continue
-        h = s.stratum[d]
-        term = s.weight(h, judged[h])
-        for g in above:
-            term += inv_pair(h, g)
+        within = above_by_stratum.get(h, 0)
+        across = above_weight - within * w[h]
+        term = w[h] + w[h] * across + within * same[h]
         total += term / i
-        above.append(h)
+        above_weight += w[h]
+        above_by_stratum[h] = within + 1
     return total
 
 
 def _inf_numerator(
-    ranking: Sequence[str], s: TopicSample, is_judged: object, rel_level: int, w: object
+    positions: Sequence[Position], strata: int, w: Sequence[float], dropped: str, rel_level: int
 ) -> float:
     """Σ over judged relevant documents of 1/π times the expected precision above them (module docstring)."""
-    check, weight = is_judged, w
-    count = len(s.population)
-    pooled = [0] * count
-    judged = [0] * count
-    relevant = [0] * count
+    pooled = [0] * strata
+    judged = [0] * strata
+    relevant = [0] * strata
     total = 0.0
-    for i, d in enumerate(ranking, start=1):
-        h = s.stratum.get(d)
-        if h is None:
-            continue  # not pooled: a zero above later documents (it counts in i)
-        if not check(d):  # type: ignore[operator]
+    for i, d, h, g in positions:
+        if g < 0 or d == dropped:
             pooled[h] += 1
             continue
-        rel = s.grades[d] >= rel_level
+        rel = g >= rel_level
         if rel:
             if i == 1:
                 expected = 1.0
             else:
-                inferred = sum(
-                    pooled[g] * (relevant[g] + INFAP_EPSILON) / (judged[g] + 2 * INFAP_EPSILON)
-                    for g in range(count)
-                    if pooled[g]
-                )
+                inferred = 0.0
+                for k in range(strata):
+                    if pooled[k]:
+                        inferred += (
+                            pooled[k] * (relevant[k] + INFAP_EPSILON) / (judged[k] + 2 * INFAP_EPSILON)
+                        )
                 expected = 1.0 / i + inferred / i
-            total += weight(h) * expected  # type: ignore[operator]
+            total += w[h] * expected
         pooled[h] += 1
         judged[h] += 1
         relevant[h] += rel
@@ -317,7 +363,12 @@ class TopicEstimate:
 
 
 def estimate_topic(
-    est: Estimator, ranking: Sequence[str], s: TopicSample, *, rel_level: int = 1
+    est: Estimator,
+    ranking: Sequence[str],
+    s: TopicSample,
+    *,
+    rel_level: int = 1,
+    counts: Sequence[Mapping[int, int]] | None = None,
 ) -> TopicEstimate:
     """The estimate and its stratified jackknife variance (module docstring)."""
     if est.needs_listing and not s.listed:
@@ -325,33 +376,37 @@ def estimate_topic(
             f"{est} needs the pool's unjudged documents listed (relevance -1 rows with their probability); "
             "these qrels list judged documents only — statAP and P@k need the probabilities alone"
         )
-    value = _evaluate(est, ranking, s, rel_level=rel_level)
+    positions = _positions(ranking, s)
+    grade_counts = counts if counts is not None else _counts(s)
+    length = len(ranking)
+
+    def value(drop: tuple[str, int, int] | None = None) -> float:
+        return _evaluate(est, positions, length, s, grade_counts, rel_level=rel_level, drop=drop)
+
+    estimate = value()
+    in_ranking = {d for _, d, _, _ in positions}
     variance = 0.0
-    by_stratum: dict[int, list[str]] = {}
-    for d in s.grades:
-        by_stratum.setdefault(s.stratum[d], []).append(d)
-    in_ranking = set(ranking)
-    for h, members in by_stratum.items():
+    for h, members in s.members.items():
         n = s.judged[h]
         f = s.fraction[h]
         if f >= 1.0:
             continue
         if n < 2:
-            return TopicEstimate(value, None, "a sampled stratum has a single judged document")
+            return TopicEstimate(estimate, None, "a sampled stratum has a single judged document")
         # documents outside the ranking differ only by their grade: one replicate per grade
-        values: list[float] = []
+        replicates: list[float] = []
         cache: dict[int, float] = {}
         for d in members:
+            g = s.grades[d]
             if d in in_ranking:
-                values.append(_evaluate(est, ranking, s, rel_level=rel_level, drop=d))
+                replicates.append(value((d, h, g)))
             else:
-                key = s.grades[d]
-                if key not in cache:
-                    cache[key] = _evaluate(est, ranking, s, rel_level=rel_level, drop=d)
-                values.append(cache[key])
-        mean = sum(values) / n
-        variance += (1 - f) * (n - 1) / n * sum((v - mean) ** 2 for v in values)
-    return TopicEstimate(value, variance)
+                if g not in cache:
+                    cache[g] = value((d, h, g))
+                replicates.append(cache[g])
+        mean = sum(replicates) / n
+        variance += (1 - f) * (n - 1) / n * sum((v - mean) ** 2 for v in replicates)
+    return TopicEstimate(estimate, variance)
 
 
 @dataclass(frozen=True)
@@ -391,7 +446,7 @@ def estimate_run(
         per_topic[q] = (
             TopicEstimate(0.0, 0.0)
             if s is None
-            else estimate_topic(est, run.ranking(q), s, rel_level=rel_level)
+            else estimate_topic(est, run.ranking(q), s, rel_level=rel_level, counts=s.grade_counts)
         )
     n = len(per_topic)
     if n == 0:
