@@ -19,9 +19,10 @@ its size. Each order spends the budget; judged documents get their true grade, t
 For each: relevant documents found, and Kendall's τ / τ_AP between the systems' MAP (and nDCG@10) under these
 qrels and under the complete judgments.
 
-**Sampled pools.** Strata by best rank (1, 2–3, 4–7, 8–12, 13–20), the rate halving from band to band and scaled
-to spend the same total budget (``toolkit.pooling.sampling.strata_for_budget``), drawn ``--samples`` times with
-different seeds. Each inferred measure's 95 %
+**Sampled pools.** Two designs spending the same total budget: *uniform* — one stratum, the whole depth-20 pool
+sampled at one rate (infAP's design, Yilmaz & Aslam 2006) — and *stratified* — strata by best rank (1, 2–3,
+4–7, 8–12, 13–20), the rate halving from band to band (``toolkit.pooling.sampling.strata_for_budget``); each
+drawn ``--samples`` times with different seeds (``--jobs`` processes at once). Each inferred measure's 95 %
 interval of the mean over topics (``toolkit.scoring.inferred``) is checked against the value with the whole
 depth-20 pool judged — what a sample of that pool estimates — and the coverage (share of samples whose interval
 holds it) is reported per measure, averaged over the 22 systems (the worst system beside it). τ of the
@@ -50,9 +51,9 @@ from toolkit.formats import read_qrels, read_run, read_topics  # noqa: E402
 from toolkit.model import Qrels, Run, SampledQrels, Topic, TopicSet  # noqa: E402
 from toolkit.pooling.bandit import maxmean_pool, maxmean_walk  # noqa: E402
 from toolkit.pooling.depth import depth_pool  # noqa: E402
-from toolkit.pooling.sampling import sample_pool, strata_for_budget  # noqa: E402
+from toolkit.pooling.sampling import Stratum, sample_pool, strata_for_budget  # noqa: E402
 from toolkit.scoring.evaluate import evaluate_many  # noqa: E402
-from toolkit.scoring.inferred import estimate_run, parse_estimator, topic_samples  # noqa: E402
+from toolkit.scoring.inferred import estimate_many, estimate_run, topic_samples  # noqa: E402
 from toolkit.stats.correlation import kendall_tau, tau_ap  # noqa: E402
 
 DEPTH = 20
@@ -265,7 +266,7 @@ def simulate(name: str, topics: list[str], truth: Qrels, runs: list[Run], docume
     if coverage_rows:
         print()
         print(
-            "| budget | strata (best rank: rate) | judgments (mean) | inferred measure | 95 % interval coverage "
+            "| budget | design (best rank: rate) | judgments (mean) | inferred measure | 95 % interval coverage "
             "(mean over systems) | worst system | τ vs complete (sample 1) |"
         )
         print("|---|---:|---:|---|---:|---:|---:|")
@@ -273,33 +274,57 @@ def simulate(name: str, topics: list[str], truth: Qrels, runs: list[Run], docume
     print(f"\n{args.samples} samples a budget, seed {args.seed}; {time.time() - started:.0f} s")
 
 
+#: What a worker process needs (set before the pool forks, so nothing big is pickled per task).
+_SHARED: dict[str, object] = {}
+
+
+def _one_sample(
+    task: tuple[tuple[Stratum, ...], int],
+) -> tuple[int, list[list[tuple[float, float | None, float | None]]]]:
+    strata, seed = task
+    runs, truth, topics = _SHARED["runs"], _SHARED["truth"], _SHARED["topics"]
+    drawn = sample_pool(runs, strata=strata, topics=topics, seed=seed)  # type: ignore[arg-type]
+    sq = sampled_qrels(drawn, truth)  # type: ignore[arg-type]
+    every = estimate_many(runs, sq, ESTIMATORS, samples=topic_samples(sq))  # type: ignore[arg-type]
+    return len(drawn), [[(r.mean, r.low, r.high) for r in row] for row in every]
+
+
 def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, complete, args) -> list[str]:
-    """Stratified samples at the same total budget; coverage of each inferred measure's interval."""
-    strata = strata_for_budget(runs, budget=spent, depth=DEPTH, topics=topics)
-    hits = {m: np.zeros(len(runs)) for m in ESTIMATORS}
-    first_tau: dict[str, float] = {}
-    judged_total = []
-    for k in range(args.samples):
-        drawn = sample_pool(runs, strata=strata, topics=topics, seed=args.seed * 1000 + k)
-        judged_total.append(len(drawn))
-        sq = sampled_qrels(drawn, truth)
-        design = topic_samples(sq)
-        for m in ESTIMATORS:
-            results = [estimate_run(r, sq, parse_estimator(m), samples=design) for r in runs]
-            low = np.array([np.nan if r.low is None else r.low for r in results], float)
-            high = np.array([np.nan if r.high is None else r.high for r in results], float)
-            hits[m] += (low <= target[m] + 1e-12) & (target[m] <= high + 1e-12)
-            if k == 0:
-                est = np.array([r.mean for r in results])
-                first_tau[m] = float(kendall_tau(complete["AP" if "AP" in m else "nDCG@10"], est))
+    """Samples at the same total budget in two designs; coverage of each inferred measure's interval."""
+    designs = {
+        "uniform": (Stratum(1, DEPTH, round(min(1.0, spent / size), 6)),),
+        "stratified": strata_for_budget(runs, budget=spent, depth=DEPTH, topics=topics),
+    }
+    _SHARED.update(runs=runs, truth=truth, topics=topics)
     out = []
-    design_text = ",".join(str(x) for x in strata)
-    for m in ESTIMATORS:
-        cov = hits[m] / args.samples
-        out.append(
-            f"| {fraction:.0%} | {design_text} | {statistics.mean(judged_total):.0f} | {m} | "
-            f"{cov.mean():.1%} | {cov.min():.0%} | {first_tau[m]:.3f} |"
-        )
+    for design_name, strata in designs.items():
+        hits = {m: np.zeros(len(runs)) for m in ESTIMATORS}
+        first_tau: dict[str, float] = {}
+        judged_total = []
+        tasks = [(strata, args.seed * 1000 + k) for k in range(args.samples)]
+        if args.jobs > 1:
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(args.jobs) as workers:
+                answers = workers.map(_one_sample, tasks, chunksize=1)
+        else:
+            answers = [_one_sample(t) for t in tasks]
+        for k, (judged, rows) in enumerate(answers):
+            judged_total.append(judged)
+            for j, m in enumerate(ESTIMATORS):
+                low = np.array([np.nan if row[j][1] is None else row[j][1] for row in rows], float)
+                high = np.array([np.nan if row[j][2] is None else row[j][2] for row in rows], float)
+                hits[m] += (low <= target[m] + 1e-12) & (target[m] <= high + 1e-12)
+                if k == 0:
+                    est = np.array([row[j][0] for row in rows])
+                    first_tau[m] = float(kendall_tau(complete["AP" if "AP" in m else "nDCG@10"], est))
+        text = ",".join(str(x) for x in strata)
+        for m in ESTIMATORS:
+            cov = hits[m] / args.samples
+            out.append(
+                f"| {fraction:.0%} | {design_name} `{text}` | {statistics.mean(judged_total):.0f} | {m} | "
+                f"{cov.mean():.1%} | {cov.min():.0%} | {first_tau[m]:.3f} |"
+            )
     return out
 
 
@@ -309,6 +334,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--budgets", default="0.1,0.25,0.5")
     parser.add_argument("--collection", choices=["example", "trec-like", "both"], default="both")
+    parser.add_argument("--jobs", type=int, default=1, help="processes drawing samples at once")
     args = parser.parse_args()
     if args.collection in ("example", "both"):
         simulate(*example_collection(args.seed), args)

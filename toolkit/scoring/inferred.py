@@ -285,7 +285,13 @@ def _evaluate(
         return 0.0
     if family == "statAP":
         return _stat_numerator(positions, s, judged, w, dropped, rel_level) / r_hat
-    return _inf_numerator(positions, len(judged), w, dropped, rel_level) / r_hat
+    rates = None
+    if len(judged) > 1:  # several strata: a stratum with nothing judged above a rank takes its overall rate
+        rates = [
+            (sum(c for g, c in grade_counts(h).items() if g >= rel_level) / judged[h]) if judged[h] else 0.5
+            for h in range(len(judged))
+        ]
+    return _inf_numerator(positions, len(judged), w, dropped, rel_level, rates) / r_hat
 
 
 def _stat_numerator(
@@ -320,7 +326,12 @@ def _stat_numerator(
 
 
 def _inf_numerator(
-    positions: Sequence[Position], strata: int, w: Sequence[float], dropped: str, rel_level: int
+    positions: Sequence[Position],
+    strata: int,
+    w: Sequence[float],
+    dropped: str,
+    rel_level: int,
+    rates: Sequence[float] | None = None,
 ) -> float:
     """Σ over judged relevant documents of 1/π times the expected precision above them (module docstring)."""
     pooled = [0] * strata
@@ -338,7 +349,11 @@ def _inf_numerator(
             else:
                 inferred = 0.0
                 for k in range(strata):
-                    if pooled[k]:
+                    if not pooled[k]:
+                        continue
+                    if judged[k] == 0 and rates is not None:
+                        inferred += pooled[k] * rates[k]
+                    else:
                         inferred += (
                             pooled[k] * (relevant[k] + INFAP_EPSILON) / (judged[k] + 2 * INFAP_EPSILON)
                         )
@@ -369,22 +384,26 @@ def estimate_topic(
     *,
     rel_level: int = 1,
     counts: Sequence[Mapping[int, int]] | None = None,
+    positions: Sequence[Position] | None = None,
 ) -> TopicEstimate:
-    """The estimate and its stratified jackknife variance (module docstring)."""
+    """The estimate and its stratified jackknife variance (module docstring); ``positions`` may pass
+    ``_positions(ranking, s)`` when several measures read the same ranking."""
     if est.needs_listing and not s.listed:
         raise UsageError(
             f"{est} needs the pool's unjudged documents listed (relevance -1 rows with their probability); "
             "these qrels list judged documents only — statAP and P@k need the probabilities alone"
         )
-    positions = _positions(ranking, s)
-    grade_counts = counts if counts is not None else _counts(s)
+    found = _positions(ranking, s) if positions is None else positions
+    if est.cutoff is not None:  # documents below the cutoff change only the weights (and R̂, the ideal DCG)
+        found = [p for p in found if p[0] <= est.cutoff]
+    grade_counts = counts if counts is not None else s.grade_counts
     length = len(ranking)
 
     def value(drop: tuple[str, int, int] | None = None) -> float:
-        return _evaluate(est, positions, length, s, grade_counts, rel_level=rel_level, drop=drop)
+        return _evaluate(est, found, length, s, grade_counts, rel_level=rel_level, drop=drop)
 
     estimate = value()
-    in_ranking = {d for _, d, _, _ in positions}
+    in_ranking = {d for _, d, _, _ in found}
     variance = 0.0
     for h, members in s.members.items():
         n = s.judged[h]
@@ -437,24 +456,52 @@ def estimate_run(
 ) -> EstimateResult:
     """Estimate ``measure`` for ``run`` over the topic set's topics, else the qrels' (a topic without qrels
     counts as 0 with no variance, as in ``score``)."""
-    est = parse_estimator(measure) if isinstance(measure, str) else measure
+    (result,) = estimate_many([run], sampled, [measure], topics=topics, rel_level=rel_level, samples=samples)[
+        0
+    ]
+    return result
+
+
+def estimate_many(
+    runs: Sequence[Run],
+    sampled: SampledQrels,
+    measures: Sequence[Estimator | str],
+    *,
+    topics: TopicSet | None = None,
+    rel_level: int = 1,
+    samples: Mapping[str, TopicSample] | None = None,
+) -> list[list[EstimateResult]]:
+    """Every run's estimate of every measure (``[run][measure]``), reading each ranking once."""
+    estimators = [parse_estimator(m) if isinstance(m, str) else m for m in measures]
     design = samples if samples is not None else topic_samples(sampled)
     query_ids = list(topics.relevance_ids) if topics is not None else list(sampled.query_ids)
-    per_topic: dict[str, TopicEstimate] = {}
-    for q in query_ids:
-        s = design.get(q)
-        per_topic[q] = (
-            TopicEstimate(0.0, 0.0)
-            if s is None
-            else estimate_topic(est, run.ranking(q), s, rel_level=rel_level, counts=s.grade_counts)
-        )
-    n = len(per_topic)
-    if n == 0:
+    if not query_ids:
         raise UsageError("no topics to estimate on")
+    out: list[list[EstimateResult]] = []
+    for run in runs:
+        per: list[dict[str, TopicEstimate]] = [{} for _ in estimators]
+        for q in query_ids:
+            s = design.get(q)
+            if s is None:
+                for table in per:
+                    table[q] = TopicEstimate(0.0, 0.0)
+                continue
+            ranking = run.ranking(q)
+            positions = _positions(ranking, s)
+            for est, table in zip(estimators, per, strict=True):
+                table[q] = estimate_topic(est, ranking, s, rel_level=rel_level, positions=positions)
+        out.append(
+            [_summarise(run.name, str(est), table) for est, table in zip(estimators, per, strict=True)]
+        )
+    return out
+
+
+def _summarise(run: str, measure: str, per_topic: dict[str, TopicEstimate]) -> EstimateResult:
+    n = len(per_topic)
     mean = sum(t.value for t in per_topic.values()) / n
     missing = next((f"{q}: {t.reason}" for q, t in per_topic.items() if t.variance is None), None)
     if missing is not None:
-        return EstimateResult(run.name, str(est), n, mean, None, None, None, per_topic, missing)
+        return EstimateResult(run, measure, n, mean, None, None, None, per_topic, missing)
     variance = sum(t.variance or 0.0 for t in per_topic.values()) / n**2
     half = Z95 * math.sqrt(variance)
-    return EstimateResult(run.name, str(est), n, mean, variance, mean - half, mean + half, per_topic)
+    return EstimateResult(run, measure, n, mean, variance, mean - half, mean + half, per_topic)
