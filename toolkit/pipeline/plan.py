@@ -169,12 +169,11 @@ def plan_from_audit(
         if not isinstance(c, dict) or c.get("measure") != primary:
             continue
         n = int(c.get("n", 0))
-        ci: dict[str, Any] = c.get("ci95") or {}
+        # the paired t interval: "ci95_t" since JSON schema 3, "ci95" (method "t") before
+        ci: dict[str, Any] = c.get("ci95_t") or c.get("ci95") or {}
         low, high = ci.get("low"), ci.get("high")
-        if low is None or high is None:
-            notes.append(
-                f"{c.get('baseline')} vs {c.get('candidate')}: {ci.get('reason') or 'no t interval'}"
-            )
+        if low is None or high is None or not str(ci.get("method", "t")).startswith("t"):
+            notes.append(f"{c.get('baseline')} vs {c.get('candidate')}: {ci.get('reason') or 'no t interval'}")
             continue
         sd = sd_from_t_interval(float(low), float(high), n)
         variances.append(
