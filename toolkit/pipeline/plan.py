@@ -173,7 +173,9 @@ def plan_from_audit(
         ci: dict[str, Any] = c.get("ci95_t") or c.get("ci95") or {}
         low, high = ci.get("low"), ci.get("high")
         if low is None or high is None or not str(ci.get("method", "t")).startswith("t"):
-            notes.append(f"{c.get('baseline')} vs {c.get('candidate')}: {ci.get('reason') or 'no t interval'}")
+            notes.append(
+                f"{c.get('baseline')} vs {c.get('candidate')}: {ci.get('reason') or 'no t interval'}"
+            )
             continue
         sd = sd_from_t_interval(float(low), float(high), n)
         variances.append(
