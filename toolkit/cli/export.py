@@ -45,7 +45,9 @@ def command(
       max, min     the highest / lowest grade
       assessor=N   assessor N's grades only
       adjudicated  the adjudicator's grade, else --fallback
-    Skips and unrateables are never grades; gold items are never exported.
+    Skips and unrateables are never grades; gold items are never exported. A campaign pooled with --sample
+    is exported with a fifth column, each document's inclusion probability (TREC Legal's .probs layout),
+    and every document of the sampled pool listed (-1 when not judged).
 
     \b
     Examples:
@@ -65,6 +67,13 @@ def command(
         unjudged=-1 if unjudged == "-1" else "skip",
         name=qrels_name(target) if target is not None else "qrels",
     )
-    emit(format_qrels(export.result.qrels), output)
+    if export.result.probabilities is not None:  # a sampled campaign: TREC Legal's five-column .probs layout
+        from toolkit.formats.sampled import format_sampled_qrels
+        from toolkit.model import SampledQrels
+
+        sampled = SampledQrels(export.result.qrels, export.result.probabilities)
+        emit(format_sampled_qrels(sampled), output)
+    else:
+        emit(format_qrels(export.result.qrels), output)
     if target is not None:
         write_export_manifest(export, target, campaign=campaign)

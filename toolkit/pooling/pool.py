@@ -35,8 +35,10 @@ class Pool:
     steps: tuple[Step, ...] = ()
     #: a sampled pool's inclusion probability of every pooled (topic, doc) (``toolkit.pooling.sampling``)
     inclusion: Mapping[tuple[str, str], float] | None = None
-    #: a sampled pool's strata (``toolkit.pooling.sampling``)
+    #: a sampled pool's strata (``toolkit.pooling.sampling``), and the stratum of every document of its
+    #: population (``first-last``)
     strata: tuple[Stratum, ...] = ()
+    strata_of: Mapping[tuple[str, str], str] | None = None
 
     def __len__(self) -> int:
         return sum(len(docs) for docs in self.entries.values())

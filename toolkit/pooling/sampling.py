@@ -152,6 +152,7 @@ def sample_pool(
     depth = strata[-1].last
     entries: dict[str, dict[str, tuple[Source, ...]]] = {}
     inclusion: dict[tuple[str, str], float] = {}
+    strata_of: dict[tuple[str, str], str] = {}
     for query_id in topic_order(runs, topics):
         ranks = [{d: r for r, d in enumerate(run.ranking(query_id)[:depth], start=1)} for run in runs]
         best: dict[str, int] = {}
@@ -173,8 +174,10 @@ def sample_pool(
                 picked = set(rng.choice(len(members), size=n, replace=False).tolist())
                 chosen = [d for k, d in enumerate(members) if k in picked]
             probability = n / len(members)
+            label = f"{stratum.first}-{stratum.last}"
             for d in members:
                 inclusion[(query_id, d)] = probability
+                strata_of[(query_id, d)] = label
             drawn.extend(chosen)
         entries[query_id] = {
             d: tuple(
@@ -189,4 +192,5 @@ def sample_pool(
         depth=depth,
         inclusion=inclusion,
         strata=tuple(strata),
+        strata_of=strata_of,
     )
