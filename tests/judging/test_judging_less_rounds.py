@@ -177,3 +177,24 @@ def test_bad_designs_are_refused_in_one_line(tmp_path: Path) -> None:
             pool_round(store, runs(), TOPICS, source=CORPUS, strategy="sample")
         with pytest.raises(UsageError, match="strata sample a pool: they do not go with --strategy depth"):
             pool_round(store, runs(), TOPICS, source=CORPUS, design=Design(strata=parse_strata("1-5:1")))
+
+
+def test_progress_reports_the_budget_spent_and_relevant_found_per_judgment(location: Path | str) -> None:
+    from toolkit.judging.progress import budget_status, progress_report
+
+    the_runs = runs()
+    with CampaignStore.open(location, create=True) as store:
+        assert budget_status(store) is None
+        pool_round(store, the_runs, TOPICS, source=CORPUS, strategy="maxmean", depth=10, budget=3)
+        empty = budget_status(store)
+        assert empty is not None and (empty.selected, empty.judged, empty.per_judgment) == (12, 0, None)
+        items = store.pool_items()
+        store.add_assignments([Item("alice", p.query_id, p.doc_id, i) for i, p in enumerate(items)])
+        for p in items[:5]:
+            store.record("alice", p.query_id, p.doc_id, grade=int(p.doc_id in RELEVANT[p.query_id]))
+        relevant = sum(1 for p in items[:5] if p.doc_id in RELEVANT[p.query_id])
+        status = progress_report(store).budget
+    assert status is not None
+    assert (status.rounds, status.budget, status.selected, status.judged) == ((1,), "maxmean 3", 12, 5)
+    assert status.relevant == relevant and status.per_judgment == relevant / 5
+    assert status.spent == 5 / 12

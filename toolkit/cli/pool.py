@@ -141,7 +141,9 @@ def command(
         raise UsageError("--total says how to read --budget N; give --budget too")
     strata = parse_strata(sample_spec) if sample_spec is not None else ()
     if strata and depth is not None and depth != strata[-1].last:
-        raise UsageError(f"--depth {depth} disagrees with --sample, whose strata end at rank {strata[-1].last}")
+        raise UsageError(
+            f"--depth {depth} disagrees with --sample, whose strata end at rank {strata[-1].last}"
+        )
     with progress_bar("docs") as update:
         result = pool_runs(
             load_workspace(),

@@ -16,8 +16,10 @@ from toolkit.reports.document import Block, Document, bullets, code_span, esc, h
 from toolkit.reports.numbers import interval, num
 from toolkit.scoring.inferred import ESTIMATORS, EstimateResult
 
-#: The label every estimated value carries in text (the JSON says ``"estimate": true``).
+#: The label every estimated value carries in text (the JSON says ``"estimate": true``); an exact value (the
+#: run's top k judged in full) says so.
 ESTIMATE_LABEL = "(est.)"
+EXACT_LABEL = "(exact: top k judged in full)"
 
 
 def estimates_document(
@@ -32,10 +34,11 @@ def estimates_document(
         for r in per_run:
             se = None if r.variance is None else math.sqrt(r.variance)
             ci = None if r.low is None or r.high is None else (r.low, r.high)
+            label = ESTIMATE_LABEL if r.estimate else EXACT_LABEL
             rows.append(
                 [
                     r.run,
-                    f"{r.measure} {ESTIMATE_LABEL}",
+                    f"{r.measure} {label}",
                     str(r.n),
                     num(r.mean),
                     interval(ci),
@@ -49,7 +52,7 @@ def estimates_document(
                     rows.append(
                         [
                             r.run,
-                            f"{r.measure} {ESTIMATE_LABEL} {q}",
+                            f"{r.measure} {label} {q}",
                             "1",
                             num(t.value),
                             "",
@@ -84,7 +87,7 @@ def estimates_data(
                 "measures": [
                     {
                         "measure": r.measure,
-                        "estimate": True,
+                        "estimate": r.estimate,
                         "n": r.n,
                         "mean": r.mean,
                         "variance": r.variance,

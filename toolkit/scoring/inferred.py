@@ -56,6 +56,8 @@ from typing import TYPE_CHECKING
 from toolkit.errors import UsageError
 
 if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
+
     from toolkit.model import Run, SampledQrels, TopicSet
 
 #: infAP's smoothing constant (trec_eval's ``INFAP_EPSILON``).
@@ -518,3 +520,103 @@ def _summarise(run: str, measure: str, per_topic: dict[str, TopicEstimate]) -> E
     variance = sum(t.variance or 0.0 for t in per_topic.values()) / n**2
     half = Z95 * math.sqrt(variance)
     return EstimateResult(run, measure, n, mean, variance, mean - half, mean + half, per_topic)
+
+
+# --------------------------------------------------------------------------------------------- score's route
+
+#: What ``score`` estimates from sampled qrels when no measures are named.
+DEFAULT_ESTIMATES = ("infAP", "statAP", "infNDCG@10", "P@10")
+
+
+@dataclass(frozen=True)
+class Route:
+    """How one requested measure is scored from sampled qrels: an ``estimator``; or ``exact`` (the ordinary
+    measure, exact for a run whose top ``cutoff`` is judged in full); or ``refused`` with the one-line reason."""
+
+    name: str
+    estimator: Estimator | None = None
+    exact: Measure | None = None
+    cutoff: int | None = None
+    refused: str | None = None
+
+
+def route(token: str) -> Route:
+    """``infAP``, ``statAP``, ``infNDCG@k``, ``P@k`` are estimated; ``nDCG@k`` (or ``ndcg_cut.k``) becomes
+    ``infNDCG@k`` and trec_eval's ``P.k`` ``P@k``; another measure with a cutoff (``RR@10``) is exact where the
+    run's top k is judged in full; anything else is refused in one line."""
+    try:
+        return Route(token, estimator=parse_estimator(token))
+    except UsageError:
+        pass
+    from toolkit.scoring.measures import measure_object
+
+    try:
+        measure = measure_object(token)
+    except UsageError as exc:
+        return Route(token, refused=str(exc))
+    name = getattr(measure, "NAME", "")
+    params = dict(measure.params)
+    cutoff = params.get("cutoff")
+    plain = params.get("rel", 1) == 1 and not params.get("judged_only")
+    if name == "infAP" and plain:
+        return Route(str(measure), estimator=Estimator("infAP"))
+    if name == "P" and isinstance(cutoff, int) and plain:
+        return Route(str(measure), estimator=Estimator("P", cutoff))
+    if name == "nDCG" and isinstance(cutoff, int) and not params.get("gains") and not params.get("judged"):
+        return Route(str(measure), estimator=Estimator("infNDCG", cutoff))
+    if isinstance(cutoff, int):
+        return Route(str(measure), exact=measure, cutoff=cutoff)
+    return Route(str(measure), refused=not_estimable(str(measure)))
+
+
+def judged_in_full(run: Run, sampled: SampledQrels, cutoff: int, query_ids: Sequence[str]) -> bool:
+    """No pooled document left unjudged (a negative grade) in the run's top ``cutoff`` of any topic."""
+    for q in query_ids:
+        grades = sampled.qrels.judgments.get(q, {})
+        if any(grades.get(d, 0) < 0 for d in run.ranking(q)[:cutoff]):
+            return False
+    return True
+
+
+def score_sampled(
+    runs: Sequence[Run],
+    sampled: SampledQrels,
+    tokens: Sequence[str],
+    *,
+    topics: TopicSet | None = None,
+) -> tuple[list[list[EstimateResult]], list[str]]:
+    """``score`` with sampled qrels: per run, a result per measure it can give (estimates first, in the order
+    asked, then exact ones), and the one-line refusals (``route``)."""
+    import warnings
+
+    from toolkit.model import Topic
+    from toolkit.model import TopicSet as TopicSetType
+    from toolkit.scoring.evaluate import evaluate_many
+
+    routes = [route(t) for t in tokens]
+    refused = [r.refused for r in routes if r.refused is not None]
+    estimators = [r.estimator for r in routes if r.estimator is not None]
+    results = estimate_many(runs, sampled, estimators, topics=topics) if estimators else [[] for _ in runs]
+    query_ids = list(topics.relevance_ids) if topics is not None else list(sampled.query_ids)
+    denominator = topics or TopicSetType(topics=tuple(Topic(q, q) for q in query_ids), name=sampled.name)
+    for k, run in enumerate(runs):
+        for r in routes:
+            if r.exact is None or r.cutoff is None:
+                continue
+            if not judged_in_full(run, sampled, r.cutoff, query_ids):
+                refused.append(
+                    f"{r.name} for {run.name}: its top {r.cutoff} is not judged in full on every topic, and a "
+                    f"sample cannot estimate it (an unjudged document may come first); judge ranks 1-{r.cutoff} "
+                    "in full to score it exactly"
+                )
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                (scores,) = evaluate_many([run], sampled.qrels, topics=denominator, measures=[r.exact])
+            name = scores.measures[0]
+            per = {q: TopicEstimate(scores.per_query[q][name], 0.0) for q in scores.query_ids}
+            mean = scores.aggregate[name]
+            results[k].append(
+                EstimateResult(run.name, name, len(per), mean, 0.0, mean, mean, per, None, estimate=False)
+            )
+    return results, refused
