@@ -60,6 +60,20 @@ def export_campaign(
     return CampaignExport(result, extra)
 
 
+def export_text(export: CampaignExport) -> str:
+    """The exported qrels as text: TREC's four columns, or TREC Legal's five-column ``.probs`` layout for a
+    sampled campaign (every population document with its inclusion probability), which the inferred measures
+    need and plain qrels would silently drop."""
+    from toolkit.formats.qrels import format_qrels
+
+    if export.result.probabilities is not None:
+        from toolkit.formats.sampled import format_sampled_qrels
+        from toolkit.model import SampledQrels
+
+        return format_sampled_qrels(SampledQrels(export.result.qrels, export.result.probabilities))
+    return format_qrels(export.result.qrels)
+
+
 def write_export(
     export: CampaignExport, path: str | Path, *, campaign: str | Path, workspace: Workspace | None = None
 ) -> Path | None:
@@ -67,7 +81,6 @@ def write_export(
     the campaign is recorded relative to the workspace (the nearest ``toolkit.toml``), so the manifest reads
     the same on every checkout. Returns the manifest (None when ``path`` is not a regular file)."""
     from toolkit.formats.manifest import write_with_manifest
-    from toolkit.formats.qrels import format_qrels
     from toolkit.judging.postgres.url import is_campaign_url
     from toolkit.workspace import load_workspace
 
@@ -76,7 +89,7 @@ def write_export(
     extra = {**export.manifest, "campaign": {**export.manifest.get("campaign", {}), "path": where}}
     return write_with_manifest(
         path,
-        format_qrels(export.result.qrels),
+        export_text(export),
         kind="qrels",
         inputs={"campaign": where},
         extra=extra,
