@@ -65,7 +65,8 @@ def estimates_document(
         paragraph(
             f"Every value is an **estimate** of the measure with the whole pool judged, inferred from the sample "
             f"in {code_span(qrels)} (inclusion probabilities in its fifth column). The 95% interval covers the "
-            "judging sample only, not the choice of topics."
+            "judging sample only, not the choice of topics; it is centred on the jackknife bias-corrected mean, "
+            "so it need not be centred on the estimate."
         ),
         table(["run", "measure", "n", "estimate", "95% CI", "se", "note"], rows, left=(0, 1, 6)),
     ]
@@ -80,7 +81,10 @@ def estimates_data(
     return {
         "qrels": qrels,
         "estimators": dict(ESTIMATORS),
-        "interval": "normal, mean ± 1.96·√(Σ v_t)/n; v_t the stratified jackknife variance of topic t",
+        "interval": (
+            "t, corrected ± t(0.975, df)·√(Σ v_t)/n, clipped to [0, 1]: corrected the mean of the jackknife "
+            "bias-corrected topic estimates, v_t the stratified jackknife variance of topic t, df Satterthwaite's"
+        ),
         "runs": [
             {
                 "run": per_run[0].run if per_run else None,
@@ -92,6 +96,8 @@ def estimates_data(
                         "mean": r.mean,
                         "variance": r.variance,
                         "se": None if r.variance is None else math.sqrt(r.variance),
+                        "corrected": r.corrected,
+                        "df": r.df,
                         "ci95": None if r.low is None or r.high is None else [r.low, r.high],
                         "ci95_reason": r.reason,
                         "per_query": {

@@ -30,14 +30,21 @@ n_h/N_h — judged over listed — so a sampled document nobody judged counts as
   fractional positions. Gains and discounts are trec_eval's (``ndcg_cut``: gain = grade, 1/log2(rank + 1)),
   so with the whole pool judged it equals ``ndcg_cut.k``.
 
-**Variance and interval.** Each topic's estimate gets the stratified jackknife variance (delete one judged
-document at a time within its stratum: v = Σ_h (1 − f_h)·(n_h − 1)/n_h · Σ_i (θ_(hi) − θ̄_h)², f_h the
+**Variance, bias and interval.** Each topic's estimate gets the stratified jackknife variance (delete one
+judged document at a time within its stratum: v = Σ_h (1 − f_h)·(n_h − 1)/n_h · Σ_i (θ_(hi) − θ̄_h)², f_h the
 stratum's sampling fraction). For the linear estimates (P@k) it is exactly the textbook variance of a
-stratified sample without replacement; for the ratios it is the standard large-sample estimate. Topics are
-sampled independently, so the mean over n topics has variance Σ v_t / n² and a 95 % interval mean ± 1.96·√·.
-The interval is for the **judging sample only**: it says where the full-pool mean of *these* topics lies, not
-how another set of topics would score (``compare``'s t interval covers that). A stratum with a single judged
-document has no variance estimate; the topic's variance is then None and says why.
+stratified sample without replacement; for the ratios it is the standard large-sample estimate. The ratios
+(statAP, infAP, infNDCG) are biased by O(1/n_h), and the mean over topics adds the topics' biases while its
+standard error shrinks as 1/√topics: on 50 topics the bias alone put the normal interval's coverage at 76–88 %
+in the simulation. Each topic therefore also gets Quenouille's jackknife bias estimate b = Σ_h (1 − f_h)·(n_h −
+1)·(θ̄_h − θ̂) (zero for P@k), and the interval is centred on the mean of θ̂ − b. Its half-width is Student's t
+at Satterthwaite's effective degrees of freedom ν = (Σ v)² / Σ v²/(n − 1) over every sampled stratum of every
+topic (Cochran, *Sampling Techniques*, 3rd ed., §5.4), which widens it when a few small strata carry the
+variance; the interval is clipped to [0, 1]. The reported estimate stays the published estimator (so infAP
+stays trec_eval's); ``corrected`` and ``df`` are given beside it. The interval is for the **judging sample
+only**: it says where the full-pool mean of *these* topics lies, not how another set of topics would score
+(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate; the
+topic's variance is then None and says why.
 
 Measures that depend on *which* document comes first (RR, R-Prec, success) cannot be estimated from a sample
 — an unjudged document above the first judged relevant one may be relevant — and are refused in one line,
@@ -62,8 +69,6 @@ if TYPE_CHECKING:
 
 #: infAP's smoothing constant (trec_eval's ``INFAP_EPSILON``).
 INFAP_EPSILON = 0.00001
-#: The normal quantile of the 95 % interval.
-Z95 = 1.959963984540054
 
 #: Estimators by name (family), with the paper each implements.
 ESTIMATORS: dict[str, str] = {
@@ -385,11 +390,15 @@ def _inf_numerator(
 
 @dataclass(frozen=True)
 class TopicEstimate:
-    """One topic's estimate and its jackknife variance (None with ``reason`` when it has none)."""
+    """One topic's estimate, its jackknife variance (None with ``reason`` when it has none) and jackknife bias
+    estimate; ``components`` holds each sampled stratum's share of the variance with its n_h, for the
+    degrees of freedom of the interval."""
 
     value: float
     variance: float | None
     reason: str | None = None
+    bias: float = 0.0
+    components: tuple[tuple[float, int], ...] = ()
 
 
 def estimate_topic(
@@ -420,6 +429,8 @@ def estimate_topic(
     estimate = value()
     in_ranking = {d for _, d, _, _ in found}
     variance = 0.0
+    bias = 0.0
+    components: list[tuple[float, int]] = []
     for h, members in s.members.items():
         n = s.judged[h]
         f = s.fraction[h]
@@ -439,14 +450,19 @@ def estimate_topic(
                     cache[g] = value((d, h, g))
                 replicates.append(cache[g])
         mean = sum(replicates) / n
-        variance += (1 - f) * (n - 1) / n * sum((v - mean) ** 2 for v in replicates)
-    return TopicEstimate(estimate, variance)
+        part = (1 - f) * (n - 1) / n * sum((v - mean) ** 2 for v in replicates)
+        variance += part
+        components.append((part, n))
+        bias += (1 - f) * (n - 1) * (mean - estimate)
+    return TopicEstimate(estimate, variance, bias=bias, components=tuple(components))
 
 
 @dataclass(frozen=True)
 class EstimateResult:
     """One run, one inferred measure over ``n`` topics: the mean estimate, its variance and 95 % interval
-    (``low``/``high`` None with ``reason`` when some topic has no variance)."""
+    (``low``/``high`` None with ``reason`` when some topic has no variance). The interval is centred on
+    ``corrected``, the mean of the jackknife bias-corrected topic estimates, with Student's t at ``df``
+    (Satterthwaite) degrees of freedom (module docstring)."""
 
     run: str
     measure: str
@@ -458,6 +474,8 @@ class EstimateResult:
     per_topic: Mapping[str, TopicEstimate] = field(default_factory=dict)
     reason: str | None = None
     estimate: bool = True
+    corrected: float | None = None
+    df: float | None = None
 
 
 def estimate_run(
@@ -518,8 +536,21 @@ def _summarise(run: str, measure: str, per_topic: dict[str, TopicEstimate]) -> E
     if missing is not None:
         return EstimateResult(run, measure, n, mean, None, None, None, per_topic, missing)
     variance = sum(t.variance or 0.0 for t in per_topic.values()) / n**2
-    half = Z95 * math.sqrt(variance)
-    return EstimateResult(run, measure, n, mean, variance, mean - half, mean + half, per_topic)
+    corrected = mean - sum(t.bias for t in per_topic.values()) / n
+    parts = [(v, k) for t in per_topic.values() for v, k in t.components if v > 0]
+    if not parts:  # every topic exact, or nothing to vary: the interval is the value
+        return EstimateResult(run, measure, n, mean, variance, mean, mean, per_topic, corrected=mean)
+    df = sum(v for v, _ in parts) ** 2 / sum(v * v / (k - 1) for v, k in parts)
+    half = _t975(df) * math.sqrt(variance)
+    low, high = (min(1.0, max(0.0, x)) for x in (corrected - half, corrected + half))
+    return EstimateResult(run, measure, n, mean, variance, low, high, per_topic, corrected=corrected, df=df)
+
+
+def _t975(df: float) -> float:
+    """Student's t quantile 0.975 at (fractional) ``df`` degrees of freedom."""
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, df))
 
 
 # --------------------------------------------------------------------------------------------- score's route
