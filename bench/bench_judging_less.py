@@ -25,7 +25,8 @@ sampled at one rate (infAP's design, Yilmaz & Aslam 2006) — and *stratified* �
 drawn ``--samples`` times with different seeds (``--jobs`` processes at once). Each inferred measure's 95 %
 interval of the mean over topics (``toolkit.scoring.inferred``) is checked against the value with the whole
 depth-20 pool judged — what a sample of that pool estimates — and the coverage (share of samples whose interval
-holds it) is reported per measure, averaged over the 22 systems (the worst system beside it). τ of the
+holds it) is reported per measure over the systems' intervals that were given (the worst system beside it),
+with the share of intervals refused (a topic whose sample met no relevant document). τ of the
 estimates against the complete judgments is reported for the first sample.
 
 Usage: ``.venv/bin/python bench/bench_judging_less.py [--samples 100] [--seed 7] [--budgets 0.1,0.25,0.5]``.
@@ -266,10 +267,10 @@ def simulate(name: str, topics: list[str], truth: Qrels, runs: list[Run], docume
     if coverage_rows:
         print()
         print(
-            "| budget | design (best rank: rate) | judgments (mean) | inferred measure | 95 % interval coverage "
-            "(mean over systems) | worst system | τ vs complete (sample 1) |"
+            "| budget | design (best rank: rate) | judgments (mean) | inferred measure | interval refused "
+            "| 95 % interval coverage (where given) | worst system | τ vs complete (sample 1) |"
         )
-        print("|---|---:|---:|---|---:|---:|---:|")
+        print("|---|---|---:|---|---:|---:|---:|---:|")
         print("\n".join(coverage_rows))
     print(f"\n{args.samples} samples a budget, seed {args.seed}; {time.time() - started:.0f} s")
 
@@ -299,6 +300,7 @@ def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, compl
     out = []
     for design_name, strata in designs.items():
         hits = {m: np.zeros(len(runs)) for m in ESTIMATORS}
+        given = {m: np.zeros(len(runs)) for m in ESTIMATORS}
         first_tau: dict[str, float] = {}
         judged_total = []
         tasks = [(strata, args.seed * 1000 + k) for k in range(args.samples)]
@@ -315,15 +317,22 @@ def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, compl
                 low = np.array([np.nan if row[j][1] is None else row[j][1] for row in rows], float)
                 high = np.array([np.nan if row[j][2] is None else row[j][2] for row in rows], float)
                 hits[m] += (low <= target[m] + 1e-12) & (target[m] <= high + 1e-12)
+                given[m] += ~np.isnan(low)
                 if k == 0:
                     est = np.array([row[j][0] for row in rows])
                     first_tau[m] = float(kendall_tau(complete["AP" if "AP" in m else "nDCG@10"], est))
         text = ",".join(str(x) for x in strata)
         for m in ESTIMATORS:
-            cov = hits[m] / args.samples
+            refused = 1 - given[m].sum() / (args.samples * len(runs))
+            if given[m].sum() == 0:
+                cover, worst = "—", "—"
+            else:
+                cover = f"{hits[m].sum() / given[m].sum():.1%}"
+                with np.errstate(invalid="ignore"):
+                    worst = f"{np.nanmin(hits[m] / np.where(given[m] > 0, given[m], np.nan)):.0%}"
             out.append(
                 f"| {fraction:.0%} | {design_name} `{text}` | {statistics.mean(judged_total):.0f} | {m} | "
-                f"{cov.mean():.1%} | {cov.min():.0%} | {first_tau[m]:.3f} |"
+                f"{refused:.0%} | {cover} | {worst} | {first_tau[m]:.3f} |"
             )
     return out
 

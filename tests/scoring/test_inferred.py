@@ -273,3 +273,19 @@ def test_what_cannot_be_estimated_is_refused_in_one_line() -> None:
         estimate_run(run, judged_only, "infAP")
     # statAP needs the probabilities alone: R̂ = 1/0.5 = 2, numerator = 1/(1·0.5) → statAP 1.0
     assert estimate_run(run, judged_only, "statAP").mean == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("measure", ["statAP", "infAP", "infNDCG@5"])
+def test_a_ratio_whose_sample_met_no_relevant_document_has_no_interval(measure: str) -> None:
+    """A sample of the deep stratum that judged none of its two relevant documents (and a top stratum with
+    none): R̂ = 0, the ratio is 0/0 and its jackknife variance a false 0 — the interval is refused with the
+    reason; P@k (linear, unbiased) keeps its interval."""
+    top, deep = _design(2, 10, 4, [1, 0, 0, 0, 0, 0, 1, 0, 0, 0], [0, 0])
+    ranking = ["t0", "x0", "t1", *(f"x{i}" for i in range(1, 10))]
+    s = _sample(top, deep, ("x1", "x2", "x3", "x4"))
+    got = estimate_topic(parse_estimator(measure), ranking, s)
+    assert got.variance is None
+    assert got.reason is not None and "no relevant document" in got.reason
+    assert estimate_topic(parse_estimator("P@5"), ranking, s).variance == 0.0
+    whole = estimate_topic(parse_estimator(measure), ranking, _truth(top, {d: 0 for d in deep}))
+    assert whole.variance == 0.0  # nothing relevant in a pool judged in full: exactly 0, not refused

@@ -387,6 +387,12 @@ def _inf_numerator(
 
 # --------------------------------------------------------------------------------------------- variance
 
+#: Why a ratio has no interval on a topic whose sample met no relevant document.
+NO_RELEVANT = (
+    "the sample judged no relevant document and left documents unjudged: the estimate is 0/0, its variance a "
+    "false 0, and relevant documents may be among the unjudged — judge more of this topic, or a budget order"
+)
+
 
 @dataclass(frozen=True)
 class TopicEstimate:
@@ -427,6 +433,10 @@ def estimate_topic(
         return _evaluate(est, found, length, s, grade_counts, rel_level=rel_level, drop=drop)
 
     estimate = value()
+    if est.family != "P" and any(f < 1.0 for f in s.fraction):
+        relevant = sum(1 for g in s.grades.values() if g >= (rel_level if est.family != "infNDCG" else 1))
+        if relevant == 0:
+            return TopicEstimate(estimate, None, NO_RELEVANT)
     in_ranking = {d for _, d, _, _ in found}
     variance = 0.0
     bias = 0.0
