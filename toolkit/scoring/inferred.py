@@ -43,7 +43,8 @@ topic (Cochran, *Sampling Techniques*, 3rd ed., §5.4), which widens it when a f
 variance; the interval is clipped to [0, 1]. The reported estimate stays the published estimator (so infAP
 stays trec_eval's); ``corrected`` and ``df`` are given beside it. The interval is for the **judging sample
 only**: it says where the full-pool mean of *these* topics lies, not how another set of topics would score
-(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate; the
+(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate, and
+a ratio on a topic whose sample met no relevant document (0/0, a false zero variance) has none either; the
 topic's variance is then None and says why.
 
 Measures that depend on *which* document comes first (RR, R-Prec, success) cannot be estimated from a sample
