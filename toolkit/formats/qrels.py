@@ -155,8 +155,8 @@ def read_judgment_columns(
     import pyarrow as pa
 
     from toolkit.formats.numbers import NumberError, c_atol
-    from toolkit.formats.ranked import dictionary_codes, has_duplicates, row_keys
-    from toolkit.formats.tables import Irregular, numbers, pool, read_table, string_hashes
+    from toolkit.formats.ranked import dictionary_codes, has_duplicates
+    from toolkit.formats.tables import Irregular, numbers, pool, read_table
 
     text = pa.binary() if binary else pa.string()
     types = {
@@ -165,11 +165,11 @@ def read_judgment_columns(
         "relevance": pa.dictionary(pa.int32(), pa.binary()),
     }
     try:
-        table, _first, _last, doc_hashes = read_table(
-            path, QRELS_NAMES, types, data=data, hashed="doc_id", unique=("query_id", "doc_id")
-        )
+        read = read_table(path, QRELS_NAMES, types, data=data, keyed=("query_id", "doc_id"))
     except Irregular:
         return None
+    table, keys = read.table, read.keys
+    del read
     codes, dictionary = dictionary_codes(table.column("query_id"))
     values = dictionary.to_pylist()
     topics = tuple(v.decode("latin-1") for v in values) if binary else tuple(values)
@@ -184,7 +184,6 @@ def read_judgment_columns(
     grades = grade_of[numbers(relevance)]
     docs = table.column("doc_id").combine_chunks(memory_pool=pool())
     del table
-    keys = row_keys(codes, string_hashes(dictionary), doc_hashes)
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
