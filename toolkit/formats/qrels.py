@@ -135,6 +135,8 @@ class JudgmentColumns:
     binary: bool = False
     #: two rows share a key (a duplicate, or a hash collision): a join on keys could miss, so none is made
     clash: bool = False
+    #: lines in the file, blank and comment lines included (more than the rows when it has such lines)
+    lines: int = 0
 
     def doc_ids(self, rows: Any) -> list[str]:
         from toolkit.formats.tables import arrow, take
@@ -168,7 +170,7 @@ def read_judgment_columns(
         read = read_table(path, QRELS_NAMES, types, data=data, keyed=("query_id", "doc_id"))
     except Irregular:
         return None
-    table, keys = read.table, read.keys
+    table, keys, lines = read.table, read.keys, read.lines
     del read
     codes, dictionary = dictionary_codes(table.column("query_id"))
     values = dictionary.to_pylist()
@@ -192,7 +194,7 @@ def read_judgment_columns(
     clash = bool((ordered[1:] == ordered[:-1]).any())  # a duplicate, or two judgments with one hash
     del ordered
     return JudgmentColumns(
-        topics, codes, docs, grades, keys, clash and has_duplicates(keys, same), binary, clash
+        topics, codes, docs, grades, keys, clash and has_duplicates(keys, same), binary, clash, lines
     )
 
 

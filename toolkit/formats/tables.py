@@ -200,6 +200,8 @@ class Table:
     last: bytes
     keys: Any = None
     block_rows: Any = None
+    #: lines in the file, blank and comment lines included (a last line without ``\n`` counted)
+    lines: int = 0
 
 
 def read_table(
@@ -244,11 +246,12 @@ def read_table(
         quoted_strings_can_be_null=False,
     )
 
-    def parse_block(chunk: Block) -> tuple[Any, bytes, bytes, Any]:
+    def parse_block(chunk: Block) -> tuple[Any, bytes, bytes, Any, int]:
+        lines = chunk[0].count(b"\n", chunk[1], chunk[2])  # every block ends with one (iter_blocks)
         text = normalise(chunk)
         first_line, last_line = _edges(text)
         if not first_line:
-            return None, b"", b"", None
+            return None, b"", b"", None, lines
         try:
             table = csv.read_csv(pa.BufferReader(owned(text)), read, parse, convert, memory_pool=pool())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
@@ -259,16 +262,18 @@ def read_table(
             ordered = np.sort(keys)
             if (ordered[1:] == ordered[:-1]).any():
                 raise Irregular  # the line reader names the repeated line, having read only up to it
-        return table, first_line, last_line, keys
+        return table, first_line, last_line, keys, lines
 
     import numpy as np
 
     tables: list[Any] = []
     keys: list[Any] = []
     first = last = b""
+    lines = 0
     # closed on the way out, so that no block is still being parsed when this returns or raises
     with closing(_pipelined(parse_block, iter_blocks(path, data=data, block=block))) as parsed:
-        for table, first_line, last_line, part in parsed:
+        for table, first_line, last_line, part, in_block in parsed:
+            lines += in_block
             if table is None:
                 continue
             if not tables and first_line[:3] == b"\xef\xbb\xbf":
@@ -282,11 +287,11 @@ def read_table(
     if not tables:
         raise Irregular
     if keyed is None:
-        return Table(pa.concat_tables(tables, memory_pool=pool()), first, last)
+        return Table(pa.concat_tables(tables, memory_pool=pool()), first, last, lines=lines)
     block_rows = np.array([len(k) for k in keys], np.int64)
     joined = np.concatenate(keys)
     del keys
-    return Table(pa.concat_tables(tables, memory_pool=pool()), first, last, joined, block_rows)
+    return Table(pa.concat_tables(tables, memory_pool=pool()), first, last, joined, block_rows, lines)
 
 
 def row_keys(topics: Any, docs: Any) -> Any:
