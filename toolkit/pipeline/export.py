@@ -44,12 +44,12 @@ def export_campaign(
     with CampaignStore.open(campaign) as store:
         result = export_qrels(store, parsed, unjudged=unjudged, name=name)
         agreement = _agreement(store)
-        log = store.log()
+        events, last = store.log_position()
         state = {
             "path": str(campaign),
             "rounds": len(store.rounds()),
-            "log_events": len(log),
-            "last_event_id": log[-1].event_id if log else None,
+            "log_events": events,
+            "last_event_id": last,
         }
     if not result.qrels.judgments:
         raise ToolkitError(f"{campaign}: no graded judgments under policy {result.policy}; nothing to export")
@@ -79,7 +79,7 @@ def _agreement(store: CampaignStore) -> dict[str, Any] | None:
     """The agreement summary for the manifest; None when there is nothing (or too little) to agree on."""
     from toolkit.agreement import agreement_summary
 
-    judgments = [j for j in store.current_judgments() if j.action == "judge"]
+    judgments = [(assessor, q, d, grade) for q, d, assessor, grade, _ in store.current_grades()]
     if not judgments:
         return None
     try:
