@@ -37,6 +37,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from toolkit.errors import StoreError, UsageError
 from toolkit.formats.names import assessor_problem
+from toolkit.judging.queries import Grade
 from toolkit.judging.records import CampaignTopic, LogEvent
 from toolkit.judging.store import CampaignStore, EventFacts, event_problem
 from toolkit.model import Qrels
@@ -182,14 +183,20 @@ def _problem(store: CampaignStore, event: LogEvent, grades: Mapping[int, str]) -
 
 
 def export_qrels(
-    store: CampaignStore, policy: Policy, *, unjudged: str | int = "skip", name: str = "qrels"
+    store: CampaignStore,
+    policy: Policy,
+    *,
+    unjudged: str | int = "skip",
+    name: str = "qrels",
+    grades: Sequence[Grade] | None = None,
 ) -> ExportResult:
-    """Apply ``policy`` to the campaign's current judgments; see the module docstring."""
+    """Apply ``policy`` to the campaign's current judgments; see the module docstring (``grades``:
+    ``store.current_grades()`` when the caller has read them already)."""
     if unjudged not in ("skip", -1):
         raise UsageError(f"--unjudged {unjudged}: use -1 or skip")
     check_log(store)
     gold = set(store.gold())
-    rows = store.current_grades()  # gold aside; in topic order, doc, assessor
+    rows = store.current_grades() if grades is None else grades  # gold aside; topic order, doc, assessor
     assessors = sorted({r[2] for r in rows})
     if policy.name == "assessor" and policy.assessor not in set(store.assessors()):
         known = ", ".join(store.assessors()) or "none yet"
