@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from types import MappingProxyType
 from typing import Any
 
 from toolkit.reports.document import SCHEMA_VERSION, Document
@@ -22,7 +23,7 @@ def render_json(document: Document) -> str:
 def _clean(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    if isinstance(value, dict):
+    if isinstance(value, dict | MappingProxyType):  # a read-only mapping the results share between topics
         return {k: _clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_clean(v) for v in value]

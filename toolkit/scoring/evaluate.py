@@ -19,21 +19,24 @@ as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
 from toolkit.scoring.engine import Evaluator, ranking
 from toolkit.scoring.measures import is_count, parse_measures
-from toolkit.scoring.refusal import warn_judged_empty
+from toolkit.scoring.refusal import answered_topics, warn_judged_empty
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
 #: Class key of topics that have no class, in ``RunScores.by_class``.
 UNCLASSIFIED = "unclassified"
+#: A placeholder in ``evaluate_many``'s per-topic values, replaced for every topic before they are returned.
+_UNSET: Mapping[str, float] = MappingProxyType({})
 
 
 def aggregate_values(measure: str, values: Sequence[float]) -> float:
@@ -106,9 +109,12 @@ class RunScores:
         computed here; ``all_measures=True`` aggregates every computed measure instead. Topics without a
         class go under ``"unclassified"``; denominator topics not in ``topics`` are left out.
         """
+        by_id = topics.by_id
+        if topics.uniform:
+            return self._one_class(topics, all_measures=all_measures)
         members: dict[str, list[str]] = {}
         class_measures: dict[str, dict[str, None]] = {}
-        by_id = topics.by_id
+        parsed: dict[tuple[str, ...], tuple[str, ...]] = {}  # a topic set names a handful of measure lists
         for query_id in self.query_ids:
             topic = by_id.get(query_id)
             if topic is None:
@@ -116,16 +122,87 @@ class RunScores:
             cls = topic.query_class or UNCLASSIFIED
             members.setdefault(cls, []).append(query_id)
             wanted = class_measures.setdefault(cls, {})
-            for m in _canonical_list(topics.measures_for(topic)):
-                if str(m) in self.measures:
-                    wanted.setdefault(str(m), None)
+            names = topics.measures_for(topic)
+            if names not in parsed:
+                parsed[names] = tuple(str(m) for m in _canonical_list(names) if str(m) in self.measures)
+            for m in parsed[names]:
+                wanted.setdefault(m, None)
         out: dict[str, ClassScores] = {}
+        shared = _most_shared(self.per_query, self.query_ids)
         for cls, ids in members.items():
             measures = self.measures if all_measures else tuple(class_measures[cls]) or self.measures
-            ordered = _in_trec_order(ids)
-            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ordered]) for m in measures}
+            agg = _aggregates(measures, ids, self.per_query, shared)
             out[cls] = ClassScores(cls, tuple(ids), tuple(measures), agg)
         return out
+
+    def _one_class(self, topics: TopicSet, *, all_measures: bool) -> dict[str, ClassScores]:
+        """``by_class`` when no topic has a class or measures of its own: one class, ``"unclassified"``, whose
+        aggregate is the run's own when it holds every denominator topic (the same values added in the same
+        order), so a million-topic set is not grouped and added up again topic by topic."""
+        by_id = topics.by_id
+        ids = (
+            self.query_ids
+            if self.query_ids is topics.relevance_ids
+            else [q for q in self.query_ids if q in by_id]
+        )
+        if not ids:
+            return {}
+        measures = self.measures
+        if not all_measures:
+            measures = tuple(str(m) for m in _canonical_list(DEFAULT_MEASURES) if str(m) in self.measures)
+            measures = measures or self.measures
+        if len(ids) == len(self.query_ids):
+            part = ClassScores(
+                UNCLASSIFIED, self.query_ids, measures, {m: self.aggregate[m] for m in measures}
+            )
+        else:
+            shared = _most_shared(self.per_query, ids)
+            part = ClassScores(
+                UNCLASSIFIED, tuple(ids), measures, _aggregates(measures, ids, self.per_query, shared)
+            )
+        return {UNCLASSIFIED: part}
+
+
+def _aggregates(
+    measures: Sequence[str],
+    query_ids: Sequence[str],
+    per_query: Mapping[str, Mapping[str, float]],
+    shared: Mapping[str, float] | None,
+) -> dict[str, float]:
+    """``aggregate_values`` of each measure over ``query_ids`` in trec_eval's order.
+
+    ``shared``: one mapping of values many topics hold (a topic neither the run nor the qrels have). Where it
+    holds 0.0, adding its topics changes no sum (x + 0.0 is x), so only the other topics are sorted and added
+    and the sum is divided by all of them: a million-topic topic set with a thousand judged topics costs a
+    thousand additions, not a million, and gives the same double.
+    """
+    ordered: list[str] | None = None
+    others: list[str] | None = None
+    out: dict[str, float] = {}
+    for m in measures:
+        if shared is not None and shared[m] == 0.0 and not is_count(m):
+            if others is None:
+                others = _in_trec_order(q for q in query_ids if per_query[q] is not shared)
+            total = 0.0
+            for q in others:  # left to right, as aggregate_values adds
+                total += per_query[q][m]
+            out[m] = total / len(query_ids) if query_ids else 0.0
+        else:
+            if ordered is None:
+                ordered = _in_trec_order(query_ids)
+            out[m] = aggregate_values(m, [per_query[q][m] for q in ordered])
+    return out
+
+
+def _most_shared(
+    per_query: Mapping[str, Mapping[str, float]], query_ids: Sequence[str]
+) -> Mapping[str, float] | None:
+    """The read-only mapping ``evaluate_many`` shares between topics without run results or qrels, if any."""
+    for q in reversed(query_ids):  # such topics are usually the many: one is found at once
+        values = per_query[q]
+        if isinstance(values, MappingProxyType):
+            return values
+    return None
 
 
 def _canonical_list(names: Iterable[str]) -> tuple[Measure, ...]:
@@ -196,10 +273,11 @@ def evaluate_many(
     _check_distinct(runs)
     names = tuple(str(m) for m in resolve_measures(measures, topics))
     query_ids = denominator(qrels, topics)
-    wanted = set(query_ids if topics is None else topics.ids)
+    judged = set(qrels.judgments)  # a set: a qrels mapping may answer ``in`` in Python, once per topic
+    wanted: Container[str] = set(query_ids) if topics is None else topics.by_id
+    unjudged = [] if topics is None else [q for q in query_ids if q not in judged]
     if topics is not None:
         warn_judged_empty(qrels, topics)
-        unjudged = [q for q in query_ids if q not in qrels.judgments]
         if unjudged:
             warnings.warn(
                 f"{len(unjudged)} of {len(query_ids)} topics have no qrels ({_sample(unjudged)}); "
@@ -218,14 +296,24 @@ def evaluate_many(
                 ToolkitWarning,
                 stacklevel=2,
             )
-        present = [q for q in query_ids if run.results.get(q)]
-        empty = tuple(q for q in query_ids if not run.results.get(q))
+        answered = answered_topics(run)
+        present = [q for q in query_ids if q in answered]
+        empty = tuple(q for q in query_ids if q not in answered)
         scored = evaluator.score_run(run, present)
-        per_query: dict[str, dict[str, float]] = {}
-        for q in query_ids:
-            per_query[q] = scored[q] if q in scored else evaluator.zero(q)
-        ordered = _in_trec_order(query_ids)
-        aggregate = {m: aggregate_values(m, [per_query[q][m] for q in ordered]) for m in names}
+        # A topic neither the run nor the qrels have: one shared read-only mapping of its values for them all
+        # (a million-topic topic set with a thousand judged topics holds one, not a million).
+        # Built in query_ids order by dict.fromkeys, then the judged and the scored topics set in their place.
+        unjudged_zero = MappingProxyType(evaluator.zero(unjudged[0])) if unjudged else None
+        per_query: dict[str, Mapping[str, float]] = dict.fromkeys(
+            query_ids, _UNSET if unjudged_zero is None else unjudged_zero
+        )
+        for q in judged if unjudged_zero is not None else query_ids:
+            if q in per_query and q not in scored:
+                per_query[q] = evaluator.zero(q)
+        for q, values in scored.items():
+            if q in per_query:
+                per_query[q] = values
+        aggregate = _aggregates(names, query_ids, per_query, unjudged_zero)
         out.append(
             RunScores(
                 run=run.name,
