@@ -70,22 +70,24 @@ def generate(folder: Path, topics: int, formats: list[str], seed: int = 26) -> d
     return out
 
 
-def run_measured(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of ``argv`` in a child process."""
+def run_measured(argv: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system: what a loaded machine inflates least) and peak RSS (MB) of
+    ``argv`` in a child process."""
     wrapper = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
         "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
         "dt = time.perf_counter() - t\n"
         "sys.stderr.write(p.stderr.decode()[-2000:] if p.returncode else '')\n"
-        "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, p.returncode, file=sys.stderr)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(dt, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, p.returncode, file=sys.stderr)\n"
         "sys.exit(p.returncode)\n"
     )
     proc = subprocess.run([sys.executable, "-c", wrapper, *argv], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{argv[:4]} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    seconds, rss, _ = proc.stderr.strip().splitlines()[-1].split()
-    return float(seconds), float(rss)
+    seconds, cpu, rss, _ = proc.stderr.strip().splitlines()[-1].split()
+    return float(seconds), float(cpu), float(rss)
 
 
 def main() -> None:
@@ -124,18 +126,21 @@ def main() -> None:
             ]
         times: dict[str, list[float]] = {name: [] for name in cases}
         peaks: dict[str, list[float]] = {name: [] for name in cases}
+        cpus: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.repeat):  # interleaved: load that changes over the minutes hits every case alike
             for name, argv in cases.items():
-                seconds, rss = run_measured(argv)
+                seconds, cpu, rss = run_measured(argv)
                 times[name].append(seconds)
+                cpus[name].append(cpu)
                 peaks[name].append(rss)
-                print(f"  {name}: {seconds:.2f} s, {rss:.0f} MB", flush=True)
+                print(f"  {name}: {seconds:.2f} s ({cpu:.2f} s CPU), {rss:.0f} MB", flush=True)
         print(f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.topics:,} topics\n")
-        print("| what | median wall (s) | runs (s) | peak RSS (MB) |")
-        print("|---|---:|---|---:|")
+        print("| what | median wall (s) | runs (s) | median CPU (s) | peak RSS (MB) |")
+        print("|---|---:|---|---:|---:|")
         for name in cases:
             runs = ", ".join(f"{t:.2f}" for t in times[name])
-            print(f"| {name} | {statistics.median(times[name]):.2f} | {runs} | {max(peaks[name]):.0f} |")
+            median, cpu = statistics.median(times[name]), statistics.median(cpus[name])
+            print(f"| {name} | {median:.2f} | {runs} | {cpu:.2f} | {max(peaks[name]):.0f} |")
 
 
 if __name__ == "__main__":

@@ -44,15 +44,15 @@ def kernel_of(r: Route) -> tuple[str, list[Any], int, int | None] | None:
 
 def score_columns(evaluator: Any, run: Run, query_ids: list[str]) -> dict[str, dict[str, float]] | None:
     """Per-topic values like ``Evaluator.score_run``'s, or None when this path cannot compute them all."""
-    import numpy as np
-
-    from toolkit.treceval import vector
-    from toolkit.treceval.batch import build_batch
-
     ranked = getattr(run.results, "columns", None)
     judged = getattr(evaluator.qrels.judgments, "columns", None)
     if ranked is None or judged is None or ranked.binary or judged.binary or judged.clash:
         return None
+    import numpy as np  # after the check: a run read line by line is scored without numpy
+
+    from toolkit.treceval import vector
+    from toolkit.treceval.batch import build_batch
+
     kernels: dict[str, tuple[str, list[Any], int, int | None]] = {}
     for r in evaluator.routes:
         if r.kind in (NUM_Q, NUM_RET, NUM_REL):
