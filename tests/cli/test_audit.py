@@ -181,7 +181,7 @@ def test_changed_system_config_reruns(workspace: Path):
         (
             lambda c: c.replace("[audit]", "[audit]\ncolour = 1"),
             "[audit] has unknown key(s) colour; known: alpha, correction, margins, measures, name, order, output, "
-            "primary, qrels, seed, test",
+            "primary, qrels, seed, test, topics_shown",
         ),
     ],
 )

@@ -1,7 +1,7 @@
 """A topic set far larger than the qrels (MS MARCO-sized query sets, issue 26 item 6).
 
-Topics neither the run nor the qrels have share one read-only mapping of zeros, and the aggregates skip them
-(adding 0.0 changes no sum). These tests hold that path to its definition: every topic-set topic counts in
+Most of the topics are neither in the run nor in the qrels, and without classes the per-class views are the
+run's own (one class). These tests hold those paths to their definition: every topic-set topic counts in
 ``n``; a judged topic has trec_eval 10's value (``trec_eval -q -c``, built from source); an unjudged one scores
 0 (NumQ 1, as trec_eval ``-c`` counts a topic); the mean adds the values one by one in topic-id order and
 divides by ``n``, as trec_eval's ``all`` row does.
@@ -99,7 +99,7 @@ def test_unjudged_topics_count_as_zero_and_judged_ones_as_trec_eval(
 
 def test_classes_of_a_large_topic_set_aggregate_their_own_topics(tmp_path: Path, trec_eval) -> None:  # type: ignore[no-untyped-def]
     """With classes the topics are grouped one by one; each class's mean is over its own topics, unjudged
-    ones (sharing one mapping of zeros) included."""
+    ones included."""
     run_path, qrels_path, judged, unjudged = _files(tmp_path, 7)
     ids = judged + unjudged
     random.Random(7).shuffle(ids)

@@ -88,6 +88,14 @@ def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
     return decorate
 
 
+def say(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print a line for people that carries text from outside (doc ids, names, a check's output): its
+    control characters made visible first (``toolkit.formats.text.visible``, the one rule for text shown)."""
+    from toolkit.formats.text import visible
+
+    click.echo(visible(text), err=err, nl=nl)
+
+
 def emit(text: str, output: Path | None) -> None:
     """Write command output to ``-o FILE`` (atomically) or stdout."""
     if output is None or str(output) == "-":
@@ -169,3 +177,17 @@ def progress_bar(
                 bar.update(tasks[step], completed=done, total=total)
 
         yield update
+
+
+def topics_shown_option(func: F) -> F:
+    """``--topics-shown N``: how many topics per candidate the HTML's per-topic view holds (its size bound)."""
+    from toolkit.reports.view_limits import DEFAULT_TOPICS_SHOWN
+
+    return click.option(
+        "--topics-shown",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help=f"Topics per candidate in the HTML's per-topic view, the most changed first; 0 = all "
+        f"(default {DEFAULT_TOPICS_SHOWN}; bounds the file's size).",
+    )(func)

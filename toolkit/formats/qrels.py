@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import FormatError
+from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.irds import is_irds, read_irds_qrels
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
 from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
@@ -39,13 +40,21 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
 
 
 def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
-    """The line-by-line reader: the reference semantics of the format, with exact error messages."""
+    """The line-by-line reader: the reference semantics of the format, with exact error messages.
+
+    Text after column 4 is ignored with one ``ToolkitWarning`` counting the lines, as ``read_run`` ignores
+    text after column 6: a fifth column is most often the inclusion probability of sampled qrels (TREC Legal's
+    ``.probs``), which ``toolkit.formats.sampled`` reads.
+    """
     judgments: dict[str, dict[str, int]] = {}
     count = 0
+    extra: list[int] = []
     for number, parts in iter_trec_fields(path):
-        if len(parts) != 4:
+        if len(parts) < 4:
             raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}")
-        query_id, _iteration, doc_id, rel_text = parts
+        if len(parts) > 4:
+            extra.append(number)
+        query_id, _iteration, doc_id, rel_text = parts[:4]
         try:
             relevance = parse_grade(rel_text)
         except NumberRangeError as exc:
@@ -67,6 +76,13 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
         count += 1
     if count == 0:
         raise FormatError(path, None, f"empty qrels: no judgment lines ({QRELS_COLUMNS})")
+    if extra:
+        warnings.warn(
+            f"{path}: {len(extra)} line(s) have text after column 4 (first: line {extra[0]}); it is ignored "
+            "(a fifth column of inclusion probabilities is read by `score` as sampled qrels)",
+            ToolkitWarning,
+            stacklevel=2,
+        )
     return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
 
 
@@ -149,7 +165,9 @@ def read_judgment_columns(
         "relevance": pa.dictionary(pa.int32(), pa.binary()),
     }
     try:
-        table, _first, _last, doc_hashes = read_table(path, QRELS_NAMES, types, data=data, hashed="doc_id")
+        table, _first, _last, doc_hashes = read_table(
+            path, QRELS_NAMES, types, data=data, hashed="doc_id", unique=("query_id", "doc_id")
+        )
     except Irregular:
         return None
     codes, dictionary = dictionary_codes(table.column("query_id"))

@@ -14,17 +14,32 @@ items (quality control) are never exported. Per (topic, doc), over the current g
 
 Items in the pool with no grade under the policy are "unjudged": ``unjudged="skip"`` leaves them out,
 ``unjudged=-1`` writes them with relevance -1 (trec_eval's "judged, not relevant/unknown").
+
+A campaign with sampled rounds (``pool --sample``) exports its **inclusion probabilities** too
+(``ExportResult.probabilities``, the fifth column of TREC Legal's ``.probs`` qrels): every document of the
+sampled population is written — judged ones with their grade, the rest with −1 whatever ``unjudged`` says,
+because the inferred measures need to know where the unjudged documents of the pool are — each with the
+probability its latest sampled round gave it; a document judged outside any sample has probability 1.
+
+Before anything is exported the whole log is checked against the rules the store applies when it appends
+(``check_log``): a row written around them — by hand in an SQLite or psql shell, by an older toolkit, by a
+login the server should not have let in — stops the export with one line naming the event, instead of
+reaching the qrels.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from toolkit.errors import UsageError
-from toolkit.judging.store import CampaignStore
+from toolkit.errors import StoreError, UsageError
+from toolkit.formats.names import assessor_problem
+from toolkit.judging.queries import Grade
+from toolkit.judging.records import CampaignTopic, LogEvent
+from toolkit.judging.store import CampaignStore, EventFacts, event_problem
 from toolkit.model import Qrels
 
 BASE_POLICIES = ("majority", "mean", "max", "min")
@@ -96,8 +111,13 @@ class ExportResult:
     majority_ties: int
     gold_excluded: int
     grade_counts: Mapping[int, int] = field(default_factory=dict)
+    #: a sampled campaign's inclusion probability of every exported (topic, doc) (None: not sampled)
+    probabilities: Mapping[str, Mapping[str, float]] | None = None
 
     def manifest(self) -> dict[str, object]:
+        extra: dict[str, object] = {}
+        if self.probabilities is not None:
+            extra["columns"] = "query_id iteration doc_id relevance probability (inclusion probability)"
         return {
             "policy": self.policy,
             "assessors": list(self.assessors),
@@ -111,21 +131,73 @@ class ExportResult:
                 "gold_excluded": self.gold_excluded,
                 "grades": {str(g): n for g, n in sorted(self.grade_counts.items())},
             },
+            **extra,
         }
 
 
+def check_log(store: CampaignStore) -> None:
+    """Raise ``StoreError`` naming the first log event the campaign's rules refuse (``event_problem``): a
+    grade off the scale, a topic or document the campaign does not hold, an assessor name with control or
+    bidi characters, an undo of nothing its assessor decided on that item.
+
+    The database names the events that may break a rule (``CampaignStore.log_suspects``: none, on a log the
+    toolkit wrote), and each is judged here by the rules themselves, in log order; so checking a log of real
+    size costs one query, not a record per event."""
+    suspects = {e.event_id: e for e in store.log_suspects()}
+    for name in store.log_assessors():
+        if assessor_problem(name):
+            first = store.events(assessor=name)[0]
+            suspects[first.event_id] = first
+    grades = store.grades()
+    for event_id in sorted(suspects):
+        event = suspects[event_id]
+        problem = _problem(store, event, grades)
+        if problem:
+            raise StoreError(
+                f"{store.location}: judgment log event {event.event_id} breaks the campaign's rules ({problem}); "
+                "it was written around the toolkit, so nothing was exported — check who wrote it "
+                "(`trec-toolkit judgments export --log`)"
+            )
+
+
+def _problem(store: CampaignStore, event: LogEvent, grades: Mapping[int, str]) -> str | None:
+    """Why the rules refuse ``event`` (None: they do not)."""
+    try:
+        topic: CampaignTopic | None = store.topic(event.query_id)
+    except StoreError:
+        topic = None
+    facts = EventFacts(grades, topic, store.knows_document(event.query_id, event.doc_id))
+    problem = assessor_problem(event.assessor) or event_problem(
+        event.action, event.grade, event.query_id, event.doc_id, facts
+    )
+    if problem is None and event.action == "undo":
+        same_item = store.events(assessor=event.assessor, query_id=event.query_id, doc_id=event.doc_id)
+        target = next(
+            (e for e in same_item if e.event_id == event.undoes and e.event_id < event.event_id), None
+        )
+        if target is None or target.action == "undo":
+            problem = (
+                f"an undo of event {event.undoes}, which is not a decision of {event.assessor!r} on this item"
+            )
+    return problem
+
+
 def export_qrels(
-    store: CampaignStore, policy: Policy, *, unjudged: str | int = "skip", name: str = "qrels"
+    store: CampaignStore,
+    policy: Policy,
+    *,
+    unjudged: str | int = "skip",
+    name: str = "qrels",
+    grades: Sequence[Grade] | None = None,
 ) -> ExportResult:
-    """Apply ``policy`` to the campaign's current judgments; see the module docstring."""
+    """Apply ``policy`` to the campaign's current judgments; see the module docstring (``grades``:
+    ``store.current_grades()`` when the caller has read them already)."""
     if unjudged not in ("skip", -1):
         raise UsageError(f"--unjudged {unjudged}: use -1 or skip")
+    check_log(store)
     gold = set(store.gold())
-    grades: dict[tuple[str, str], dict[str, int]] = {}
-    for j in store.current_judgments():
-        if j.action == "judge" and j.grade is not None:
-            grades.setdefault((j.query_id, j.doc_id), {})[j.assessor] = j.grade
-    assessors = sorted({a for per in grades.values() for a in per})
+    rows = store.current_grades() if grades is None else grades  # gold aside; topic order, doc, assessor
+    assessors = sorted({r[2] for r in rows})
     if policy.name == "assessor" and policy.assessor not in set(store.assessors()):
         known = ", ".join(store.assessors()) or "none yet"
         raise UsageError(f"--policy assessor={policy.assessor}: no such assessor in this campaign ({known})")
@@ -133,7 +205,8 @@ def export_qrels(
 
     chosen: dict[tuple[str, str], int] = {}
     ties = adjudicated = 0
-    for key, per in grades.items():
+    for key, group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        per = {r[2]: r[3] for r in group}
         if policy.name == "assessor":
             if policy.assessor in per:
                 chosen[key] = per[policy.assessor]
@@ -153,20 +226,29 @@ def export_qrels(
             chosen[key] = adj.grade
             adjudicated += 1
 
-    pool = [(p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) not in gold]
-    universe = list(dict.fromkeys([*pool, *sorted(chosen)]))
-    order = {t.query_id: i for i, t in enumerate(store.topics())}
-    universe.sort(key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
+    sampled: dict[tuple[str, str], float] = {}
+    for row in store.inclusion():  # by round: the latest round's probability stands
+        sampled[(row.query_id, row.doc_id)] = row.probability
+    universe = store.pooled(include_gold=False)  # topic order, then doc id
+    pooled = set(universe)
+    # a sampled round's population, and what was graded or adjudicated but never pooled
+    extra = [key for key in dict.fromkeys([*sampled, *chosen]) if key not in pooled and key not in gold]
+    if extra:
+        order = {t.query_id: i for i, t in enumerate(store.topics())}
+        universe = sorted([*universe, *extra], key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
     judgments: dict[str, dict[str, int]] = {}
     missing = 0
     for query_id, doc_id in universe:
         value = chosen.get((query_id, doc_id))
         if value is None:
             missing += 1
-            if unjudged == "skip":
+            if unjudged == "skip" and (query_id, doc_id) not in sampled:
                 continue
             value = -1
         judgments.setdefault(query_id, {})[doc_id] = value
+    probabilities = None
+    if sampled:
+        probabilities = {q: {d: sampled.get((q, d), 1.0) for d in docs} for q, docs in judgments.items()}
     return ExportResult(
         qrels=Qrels(judgments=judgments, name=name),
         policy=str(policy),
@@ -179,4 +261,5 @@ def export_qrels(
         majority_ties=ties,
         gold_excluded=len(gold),
         grade_counts=dict(Counter(chosen.values())),
+        probabilities=probabilities,
     )

@@ -10,7 +10,7 @@ sits in one place (``toolkit.judging.sqlite``, ``toolkit.judging.postgres``) —
   are ``judge`` with a grade on the scale, or ``skip`` / ``unrateable`` without one; the item must be in the
   campaign; assessor names follow the judgments format;
 - what an ``undo`` cancels (``toolkit.judging.log.latest_decision``);
-- the current judgment, derived from the log (``current_decision``, ``current_judgments``, ``adjudications``);
+- the current judgment of one item, derived from the log (``current_decision``);
 - conditional writes (``record(…, expect_event=)``, ``undo(…, expect_event=)``): the decision in force is read
   inside the write transaction and a ``ConflictError`` is raised instead of writing when it is not the one
   the caller saw — one assessor in two windows never overwrites silently.
@@ -20,7 +20,9 @@ Durability is the backend's promise: every write method has committed before it 
 
 What is *computed* from a campaign lives in the read models, plain functions over this interface:
 ``toolkit.judging.queue`` (item status, the resume order, stale items), ``toolkit.judging.progress``
-(progress per assessor and topic, the organiser's report) and ``toolkit.judging.disagreements``.
+(progress per assessor and topic, the organiser's report) and ``toolkit.judging.disagreements``. What they
+need from a whole campaign — every current judgment, counts per assessor and topic — the store computes in
+the database, one query each (``toolkit.judging.queries``, the interface's read half).
 
 Assessor-facing records (``Item``, ``Document``) carry no run names or ranks; ``provenance()`` is the
 organiser's accessor.
@@ -28,23 +30,26 @@ organiser's accessor.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
+from toolkit.judging.queries import ReadQueries
 from toolkit.judging.records import (
-    ACTIONS,
     DECISIONS,
     CampaignTopic,
     Document,
+    Inclusion,
     Item,
     Judgment,
     LogEvent,
+    OrderStep,
     PoolItem,
     Provenance,
     RoundInfo,
@@ -54,9 +59,6 @@ from toolkit.judging.records import (
 
 if TYPE_CHECKING:
     from toolkit.judging.dump import CampaignDump
-
-#: Every action except ``adjudicate``: the events an assessor's current judgments derive from.
-_ASSESSOR_ACTIONS = tuple(a for a in ACTIONS if a != "adjudicate")
 
 #: ``expect_event`` value meaning "no decision in force on the item" (log event ids start at 1).
 NO_DECISION = 0
@@ -92,6 +94,39 @@ class ConflictError(StoreError):
         self.current = current
 
 
+@dataclass(frozen=True)
+class EventFacts:
+    """What the rules check an event against: the grade scale, the topic (None when the campaign has no such
+    topic) and whether the document may be judged for it (pooled or gold for the topic, or snapshotted)."""
+
+    grades: Mapping[int, str]
+    topic: CampaignTopic | None
+    known: bool
+
+
+def event_problem(
+    action: str, grade: int | None, query_id: str, doc_id: str, facts: EventFacts
+) -> str | None:
+    """Why the campaign's rules refuse this event, or None: the one statement of what an event may be.
+
+    A decision or adjudication carries a grade of the scale, nothing else carries one; every event but an
+    undo names a topic of the campaign and a document that may be judged for it. (Who may append it, and
+    on which items, is the server's to enforce: ``toolkit.judging.postgres.security``.)
+    """
+    if action in ("judge", "adjudicate"):
+        if grade is None or isinstance(grade, bool) or grade not in facts.grades:
+            shown = ", ".join(str(g) for g in sorted(facts.grades))
+            return f"grade {grade!r} is not on this campaign's scale ({shown})"
+    elif grade is not None:
+        return f"a {action!r} carries no grade (got {grade!r}); skip and unrateable are never grades"
+    if action != "undo":
+        if facts.topic is None:
+            return f"no topic {query_id!r} in this campaign"
+        if not facts.known:
+            return f"document {doc_id!r} is not in this campaign (topic {query_id!r})"
+    return None
+
+
 def _check_expectation(expect_event: int | None) -> None:
     if expect_event is not None and (
         isinstance(expect_event, bool) or not isinstance(expect_event, int) or expect_event < 0
@@ -113,7 +148,7 @@ def campaign_label(location: str | Path) -> str:
     return label(location)
 
 
-class CampaignStore(ABC):
+class CampaignStore(ReadQueries):
     """A judging campaign. Open one with ``CampaignStore.open(location)``; close it (or use ``with``)."""
 
     #: Where the campaign lives, as the user wrote it (a file path; a URL for a server backend).
@@ -249,6 +284,14 @@ class CampaignStore(ABC):
     def rounds(self) -> list[RoundInfo]: ...
 
     @abstractmethod
+    def order_steps(self, round: int | None = None) -> list[OrderStep]:
+        """Organiser only: the recorded steps of adaptive orders (of one round, or every round), in order."""
+
+    @abstractmethod
+    def inclusion(self, round: int | None = None) -> list[Inclusion]:
+        """Organiser only: the inclusion probabilities of sampled rounds (of one round, or every round)."""
+
+    @abstractmethod
     def knows_document(self, query_id: str, doc_id: str) -> bool:
         """The document is pooled or gold for this topic, or has a snapshot: it may be judged."""
 
@@ -276,11 +319,15 @@ class CampaignStore(ABC):
         snapshots: Iterable[Document],
         skipped: int,
         params: Mapping[str, Any] | None = None,
+        steps: Sequence[OrderStep] = (),
+        inclusion: Sequence[Inclusion] = (),
     ) -> int:
         """Record one pooling round in one transaction; returns the round number.
 
         ``provenance`` covers every pooled (topic, doc), judged or not; ``queued`` are the items that need
-        judging (new ones and the ``stale`` ones re-queued); ``snapshots`` are the documents fetched.
+        judging (new ones and the ``stale`` ones re-queued); ``snapshots`` are the documents fetched. An
+        adaptive order's ``steps`` and a sampled round's ``inclusion`` probabilities are stored with the round
+        (their ``round`` field is ignored: it is this round's number).
         """
 
     @abstractmethod
@@ -295,6 +342,11 @@ class CampaignStore(ABC):
 
     @abstractmethod
     def set_meta(self, values: Mapping[str, str]) -> None: ...
+
+    @abstractmethod
+    def set_login(self, login: str, assessor: str, *, adjudicator: bool = False) -> None:
+        """Let the database login ``login`` judge as ``assessor`` (and adjudicate): what a PostgreSQL server
+        enforces (``toolkit.judging.postgres.security``); an SQLite file keeps it for the campaign's copies."""
 
     # ------------------------------------------------------------------ the whole campaign (campaign copy)
 
@@ -343,24 +395,20 @@ class CampaignStore(ABC):
     # ------------------------------------------------------------------ the log: one primitive …
 
     @abstractmethod
-    def _insert_event(
-        self,
-        *,
-        time: str,
-        assessor: str,
-        query_id: str,
-        doc_id: str,
-        action: str,
-        grade: int | None,
-        note: str | None,
-        duration_ms: int | None,
-        position: int | None,
-        undoes: int | None,
-    ) -> int:
+    def _insert_event(self, event: Mapping[str, Any]) -> int:
         """Append one checked event (inside the caller's transaction) with the content hash of the
-        document's latest snapshot; returns its event id."""
+        document's latest snapshot; returns its event id. ``event`` maps the log's columns (all but the id
+        and the content hash) to their values."""
 
     # ------------------------------------------------------------------ … and the rules over it
+
+    def _event_facts(self, query_id: str, doc_id: str) -> EventFacts:
+        """The facts ``_append`` checks an event against; a backend may read them in one query."""
+        try:
+            topic: CampaignTopic | None = self.topic(query_id)
+        except StoreError:
+            topic = None
+        return EventFacts(self.grades(), topic, self.knows_document(query_id, doc_id))
 
     def _append(
         self,
@@ -374,36 +422,26 @@ class CampaignStore(ABC):
         duration_ms: int | None = None,
         position: int | None = None,
         undoes: int | None = None,
-        scale: Collection[int] | None = None,
     ) -> int:
         """Check an event against the campaign's rules, then append it (call inside ``transaction()``)."""
         check_assessor(assessor)
-        if action in ("judge", "adjudicate"):
-            allowed = scale if scale is not None else list(self.grades())
-            if grade is None or isinstance(grade, bool) or grade not in allowed:
-                shown = ", ".join(str(g) for g in sorted(allowed))
-                raise StoreError(f"grade {grade!r} is not on this campaign's scale ({shown})")
-        elif grade is not None:
-            raise StoreError(
-                f"a {action!r} carries no grade (got {grade!r}); skip and unrateable are never grades"
-            )
-        if action != "undo":
-            self.topic(query_id)  # "no topic …" when unknown
-            if not self.knows_document(query_id, doc_id):
-                raise StoreError(
-                    f"{self.location}: document {doc_id!r} is not in this campaign (topic {query_id!r})"
-                )
+        facts = self._event_facts(query_id, doc_id)
+        problem = event_problem(action, grade, query_id, doc_id, facts)
+        if problem:
+            raise StoreError(f"{self.location}: {problem}")
         return self._insert_event(
-            time=now_iso(),
-            assessor=assessor,
-            query_id=query_id,
-            doc_id=doc_id,
-            action=action,
-            grade=grade,
-            note=note,
-            duration_ms=duration_ms,
-            position=position,
-            undoes=undoes,
+            {
+                "time": now_iso(),
+                "assessor": assessor,
+                "query_id": query_id,
+                "doc_id": doc_id,
+                "action": action,
+                "grade": grade,
+                "note": note,
+                "duration_ms": duration_ms,
+                "position": position,
+                "undoes": undoes,
+            }
         )
 
     def log(self) -> list[LogEvent]:
@@ -460,14 +498,11 @@ class CampaignStore(ABC):
         Any invalid row rolls back all of them: an import never half-happens.
         """
         with self.transaction():
-            scale = list(self.grades())
             ids: list[int] = []
             for assessor, query_id, doc_id, grade, action, note in rows:
                 if action not in DECISIONS:
                     raise StoreError(f"unknown action {action!r}; use one of {', '.join(DECISIONS)}")
-                ids.append(
-                    self._append(assessor, query_id, doc_id, action, grade=grade, note=note, scale=scale)
-                )
+                ids.append(self._append(assessor, query_id, doc_id, action, grade=grade, note=note))
             return ids
 
     def undo(self, assessor: str, *, expect_event: int | None = None) -> Item | None:
@@ -524,22 +559,3 @@ class CampaignStore(ABC):
     def current(self, assessor: str, query_id: str, doc_id: str) -> Judgment | None:
         """``current_decision`` under its older name."""
         return self.current_decision(assessor, query_id, doc_id)
-
-    def current_judgments(self, *, include_gold: bool = False) -> list[Judgment]:
-        """Every assessor's current decision (adjudications excluded), in topic order then doc id."""
-        gold = set() if include_gold else set(self.gold())
-        current = judgment_log.derive_current(self.events(actions=_ASSESSOR_ACTIONS))
-        order = {t.query_id: i for i, t in enumerate(self.topics())}
-        return sorted(
-            (j for j in current.values() if j.action != "adjudicate" and (j.query_id, j.doc_id) not in gold),
-            key=lambda j: (order.get(j.query_id, len(order)), j.query_id, j.doc_id, j.assessor),
-        )
-
-    def adjudications(self) -> dict[tuple[str, str], Judgment]:
-        """(query_id, doc_id) → the current adjudication (the latest, whoever the adjudicator)."""
-        current = judgment_log.derive_current(self.events(actions=("adjudicate", "undo")))
-        out: dict[tuple[str, str], Judgment] = {}
-        for j in sorted(current.values(), key=lambda j: j.event_id):
-            if j.action == "adjudicate":
-                out[(j.query_id, j.doc_id)] = j
-        return out

@@ -23,6 +23,7 @@ from toolkit.scoring.measures import is_count
 if TYPE_CHECKING:
     from toolkit.pooling.diagnostics import PoolBiasResult
     from toolkit.scoring.refusal import RefusalScores
+    from toolkit.stats.correlation import RankAgreement
 
 
 def _fixed(measure: str, value: float) -> str:
@@ -48,6 +49,7 @@ def scores_document(
     versions: Mapping[str, str] | None = None,
     pool_bias: PoolBiasResult | None = None,
     refusal: Sequence[RefusalScores] | None = None,
+    pool_bias_agreement: Mapping[str, RankAgreement] | None = None,
 ) -> Document:
     """One ``all`` row per run, then its classes (``by_class``) and topics (``per_query``); then, when the topic
     set declares topics ``expect = "empty"``, a note that ``n`` leaves them out and each run's refusal outcome
@@ -84,13 +86,14 @@ def scores_document(
         results, topics=topics if by_class or topics else None, versions=versions, refusal=refusal
     )
     if pool_bias is not None:
-        blocks += _pool_bias(pool_bias)
-        data["pool_bias"] = _pool_bias_data(pool_bias)
+        blocks += _pool_bias(pool_bias, pool_bias_agreement or {})
+        data["pool_bias"] = _pool_bias_data(pool_bias, pool_bias_agreement or {})
     return Document(tuple(blocks), data)
 
 
-def _pool_bias(result: PoolBiasResult) -> list[Block]:
-    """A large negative delta means the run's score rests on docs only it found."""
+def _pool_bias(result: PoolBiasResult, agreement: Mapping[str, RankAgreement]) -> list[Block]:
+    """A large negative delta means the run's score rests on docs only it found; τ below 1 that leaving a run
+    out of the pool changes how it ranks."""
     rows = [
         [
             row.run,
@@ -103,14 +106,34 @@ def _pool_bias(result: PoolBiasResult) -> list[Block]:
         ]
         for row in result.rows
     ]
-    return [
+    blocks = [
         heading(esc(f"Pool bias (leave-one-run-out, {result.source}, n={result.n})")),
         table(["run", "measure", "full", "without", "delta", "unique", "uniq.rel"], rows, left=(0, 1)),
     ]
+    if agreement:
+        blocks.append(
+            table(
+                ["measure", "Kendall's τ", "τ_AP", "swapped pairs"],
+                [
+                    [m, _coef(a.tau), _coef(a.tau_ap), ", ".join(f"{x}/{y}" for x, y in a.swapped) or "none"]
+                    for m, a in agreement.items()
+                ],
+                left=(0, 3),
+            )
+        )
+    return blocks
 
 
-def _pool_bias_data(result: PoolBiasResult) -> dict[str, Any]:
+def _coef(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def _pool_bias_data(result: PoolBiasResult, agreement: Mapping[str, RankAgreement]) -> dict[str, Any]:
     return {
+        "ranking": {
+            m: {"tau": a.tau, "tau_ap": a.tau_ap, "swapped": [list(pair) for pair in a.swapped]}
+            for m, a in agreement.items()
+        },
         "source": result.source,
         "n": result.n,
         "measures": list(result.measures),
@@ -153,7 +176,8 @@ def scores_data(
     refusal: Sequence[RefusalScores] | None = None,
 ) -> dict[str, Any]:
     """The JSON contract of ``score`` (keys after ``schema_version``), values unrounded; each run's ``refusal``
-    when given (one per run, in order)."""
+    when given (one per run, in order). ``providers`` names, per measure, the provider that computed it
+    (``toolkit.scoring.provider``: ``trec_toolkit`` for the measure table's kernels)."""
     from toolkit.reports.refusal import refusal_data
 
     runs = []
@@ -178,6 +202,7 @@ def scores_data(
             runs[-1]["refusal"] = refusal_data(refusal[index], topics)
     return {
         "measures": list(results[0].measures) if results else [],
+        "providers": dict(results[0].providers) if results else {},
         "runs": runs,
         "versions": dict(versions or {}),
     }

@@ -4,30 +4,31 @@ The denominator is the topic set's topics, or the qrels' topics when there is no
 ``expect = "empty"`` are not in it: nothing can be relevant to them, and their one measure is the refusal
 outcome (``toolkit.scoring.refusal``). Every denominator topic gets a value for every measure:
 
-* a topic the run has no results for is *empty* and scores 0 (trec_eval ``-c``); the one exception is
-  ``NumRel``, a property of the qrels, which keeps its count as trec_eval ``-c`` prints it;
-* a topic in the topic set but absent from the qrels scores 0 on every measure and still counts in ``n``.
-  trec_eval would skip such a topic (it evaluates only topics with judgments); under a declared topic set it
-  counts as a miss, so a topic nobody judged cannot silently raise the mean. A warning names how many;
+* a topic the run has no results for is *empty* and scores what trec_eval ``-c`` prints for it: 0, except
+  what depends on the qrels alone (``NumRel``, ``ideal_dcg``) and ``NumQ``;
+* a topic in the topic set but absent from the qrels is scored against no judgments — nothing is relevant, so
+  0 on every relevance measure — and still counts in ``n``. trec_eval would skip such a topic (it evaluates
+  only topics with judgments); under a declared topic set it counts as a miss, so a topic nobody judged cannot
+  silently raise the mean. A warning names how many;
 * topics in the run but not in the topic set (or, without one, the qrels) are *ignored*, with one warning per
   run counting them.
 
-Aggregates are the mean over ``n``, except count measures (``NumRel``, ``NumRet``, ``NumQ``), which are summed
-as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``.
+Aggregates are the mean over ``n``, except count measures (``NumRel``, ``NumRet``, ``NumQ``, …), which are summed
+as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``, and ``gm_map``/``gm_bpref``, geometric means.
+Which provider computed each measure is in ``RunScores.providers`` (``toolkit.scoring.provider``).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from types import MappingProxyType
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
 from toolkit.scoring.engine import Evaluator, ranking
-from toolkit.scoring.measures import is_count, parse_measures
+from toolkit.scoring.measures import is_count, is_geometric, parse_measures
 from toolkit.scoring.refusal import answered_topics, warn_judged_empty
 
 if TYPE_CHECKING:
@@ -35,12 +36,11 @@ if TYPE_CHECKING:
 
 #: Class key of topics that have no class, in ``RunScores.by_class``.
 UNCLASSIFIED = "unclassified"
-#: A placeholder in ``evaluate_many``'s per-topic values, replaced for every topic before they are returned.
-_UNSET: Mapping[str, float] = MappingProxyType({})
 
 
 def aggregate_values(measure: str, values: Sequence[float]) -> float:
-    """Mean over the topics (sum for count measures); 0.0 when there are no topics.
+    """Mean over the topics (sum for count measures, geometric mean for ``gm_map``/``gm_bpref``); 0.0 when
+    there are no topics.
 
     Added one by one, left to right, as trec_eval accumulates (``sum()`` compensates its rounding from
     Python 3.12 on); callers pass the values in topic-id order, trec_eval's order, so that the mean is the
@@ -48,6 +48,10 @@ def aggregate_values(measure: str, values: Sequence[float]) -> float:
     """
     if not values:
         return 0.0
+    if is_geometric(measure):
+        from toolkit.scoring.table import geometric_mean
+
+        return geometric_mean(list(values))
     total = 0.0
     for value in values:
         total += value
@@ -90,6 +94,8 @@ class RunScores:
     aggregate: Mapping[str, float]
     empty: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
+    #: measure → the provider that computed it (``toolkit.scoring.provider``: ``trec_toolkit`` for the table)
+    providers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -109,9 +115,9 @@ class RunScores:
         computed here; ``all_measures=True`` aggregates every computed measure instead. Topics without a
         class go under ``"unclassified"``; denominator topics not in ``topics`` are left out.
         """
-        by_id = topics.by_id
         if topics.uniform:
             return self._one_class(topics, all_measures=all_measures)
+        by_id = topics.by_id
         members: dict[str, list[str]] = {}
         class_measures: dict[str, dict[str, None]] = {}
         parsed: dict[tuple[str, ...], tuple[str, ...]] = {}  # a topic set names a handful of measure lists
@@ -128,10 +134,10 @@ class RunScores:
             for m in parsed[names]:
                 wanted.setdefault(m, None)
         out: dict[str, ClassScores] = {}
-        shared = _most_shared(self.per_query, self.query_ids)
         for cls, ids in members.items():
             measures = self.measures if all_measures else tuple(class_measures[cls]) or self.measures
-            agg = _aggregates(measures, ids, self.per_query, shared)
+            ordered = _in_trec_order(ids)
+            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ordered]) for m in measures}
             out[cls] = ClassScores(cls, tuple(ids), tuple(measures), agg)
         return out
 
@@ -156,53 +162,10 @@ class RunScores:
                 UNCLASSIFIED, self.query_ids, measures, {m: self.aggregate[m] for m in measures}
             )
         else:
-            shared = _most_shared(self.per_query, ids)
-            part = ClassScores(
-                UNCLASSIFIED, tuple(ids), measures, _aggregates(measures, ids, self.per_query, shared)
-            )
+            ordered = _in_trec_order(ids)
+            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ordered]) for m in measures}
+            part = ClassScores(UNCLASSIFIED, tuple(ids), measures, agg)
         return {UNCLASSIFIED: part}
-
-
-def _aggregates(
-    measures: Sequence[str],
-    query_ids: Sequence[str],
-    per_query: Mapping[str, Mapping[str, float]],
-    shared: Mapping[str, float] | None,
-) -> dict[str, float]:
-    """``aggregate_values`` of each measure over ``query_ids`` in trec_eval's order.
-
-    ``shared``: one mapping of values many topics hold (a topic neither the run nor the qrels have). Where it
-    holds 0.0, adding its topics changes no sum (x + 0.0 is x), so only the other topics are sorted and added
-    and the sum is divided by all of them: a million-topic topic set with a thousand judged topics costs a
-    thousand additions, not a million, and gives the same double.
-    """
-    ordered: list[str] | None = None
-    others: list[str] | None = None
-    out: dict[str, float] = {}
-    for m in measures:
-        if shared is not None and shared[m] == 0.0 and not is_count(m):
-            if others is None:
-                others = _in_trec_order(q for q in query_ids if per_query[q] is not shared)
-            total = 0.0
-            for q in others:  # left to right, as aggregate_values adds
-                total += per_query[q][m]
-            out[m] = total / len(query_ids) if query_ids else 0.0
-        else:
-            if ordered is None:
-                ordered = _in_trec_order(query_ids)
-            out[m] = aggregate_values(m, [per_query[q][m] for q in ordered])
-    return out
-
-
-def _most_shared(
-    per_query: Mapping[str, Mapping[str, float]], query_ids: Sequence[str]
-) -> Mapping[str, float] | None:
-    """The read-only mapping ``evaluate_many`` shares between topics without run results or qrels, if any."""
-    for q in reversed(query_ids):  # such topics are usually the many: one is found at once
-        values = per_query[q]
-        if isinstance(values, MappingProxyType):
-            return values
-    return None
 
 
 def _canonical_list(names: Iterable[str]) -> tuple[Measure, ...]:
@@ -297,23 +260,10 @@ def evaluate_many(
                 stacklevel=2,
             )
         answered = answered_topics(run)
-        present = [q for q in query_ids if q in answered]
         empty = tuple(q for q in query_ids if q not in answered)
-        scored = evaluator.score_run(run, present)
-        # A topic neither the run nor the qrels have: one shared read-only mapping of its values for them all
-        # (a million-topic topic set with a thousand judged topics holds one, not a million).
-        # Built in query_ids order by dict.fromkeys, then the judged and the scored topics set in their place.
-        unjudged_zero = MappingProxyType(evaluator.zero(unjudged[0])) if unjudged else None
-        per_query: dict[str, Mapping[str, float]] = dict.fromkeys(
-            query_ids, _UNSET if unjudged_zero is None else unjudged_zero
-        )
-        for q in judged if unjudged_zero is not None else query_ids:
-            if q in per_query and q not in scored:
-                per_query[q] = evaluator.zero(q)
-        for q, values in scored.items():
-            if q in per_query:
-                per_query[q] = values
-        aggregate = _aggregates(names, query_ids, per_query, unjudged_zero)
+        per_query = evaluator.score_run(run, query_ids)
+        ordered = _in_trec_order(query_ids)
+        aggregate = {m: aggregate_values(m, [per_query[q][m] for q in ordered]) for m in names}
         out.append(
             RunScores(
                 run=run.name,
@@ -324,6 +274,7 @@ def evaluate_many(
                 aggregate=aggregate,
                 empty=empty,
                 ignored=ignored,
+                providers=dict(evaluator.providers),
             )
         )
     return out
