@@ -127,3 +127,30 @@ def test_duplicates_are_found_topic_by_topic_as_by_one_sort(
         return bool(topic[a] == topic[b] and docs[a] == docs[b])
 
     assert has_duplicates(keys, same, starts=starts) == has_duplicates(keys, same)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    chunks=st.lists(st.lists(st.binary(max_size=6), max_size=6), max_size=6),
+    picks=st.lists(st.integers(0, 10**6), max_size=20),
+    ascending=st.booleans(),
+)
+def test_a_take_from_chunks_equals_arrows_take(
+    chunks: list[list[bytes]], picks: list[int], ascending: bool
+) -> None:
+    """``take`` on a chunked column fetches chunk by chunk (Arrow's joins every chunk first): same values."""
+    import numpy as np
+    import pyarrow as pa
+
+    from toolkit.formats.tables import arrow, take
+
+    column = pa.chunked_array([pa.array(c, pa.binary()) for c in chunks], pa.binary())
+    values = [v for c in chunks for v in c]
+    if not values:
+        return
+    indices = [p % len(values) for p in picks]
+    if ascending:
+        indices.sort()
+    got = take(column, arrow(np.array(indices, np.int64)))
+    assert isinstance(got, pa.Array)
+    assert got.to_pylist() == [values[i] for i in indices]

@@ -89,3 +89,40 @@ def test_a_valid_run_costs_a_stated_multiple_of_its_size(root: Path, baseline: i
     code, err, rss = run(root, ["score", "short.run", "--qrels", "ok.qrels"])
     assert code == 0, err
     assert rss - baseline < MEMORY_MULTIPLE * size, ((rss - baseline) / size, rss >> 20, baseline >> 20)
+
+
+#: The drop-in's reference loop reads a bomb through to its end (trec_eval reports a duplicate only when it
+#: evaluates the topic, after reading the whole file): smaller bombs, so that Python's pass over their lines
+#: stays short (the monitor kills a child after two minutes), yet read whole — a Python object a line — they
+#: would cost several times the slack the drop-in must stay within.
+DROP_IN_BOMBS = {"run": 64 * MIB, "qrels": 24 * MIB}
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_the_drop_in_streams_a_bomb_of_valid_lines_to_trec_eval_s_answer(  # type: ignore[no-untyped-def]
+    trec_eval, tmp_path: Path, which: str
+) -> None:
+    """Issue 26: the drop-in's reference loop read the whole decompressed file, and a Python object per line,
+    before reporting the duplicate — a run of 64 MiB of one repeated line took ~0.6 GB. Now it streams and keeps one
+    copy of a topic's repeated doc: its peak stays within a block-reading command's slack of its baseline.
+    The exit code and output are trec_eval 10's on the same lines uncompressed (it reads no gzip)."""
+    line = b"q1 Q0 d1 1 1.0 r\n" if which == "run" else b"q1 0 d1 1\n"
+    member = gzip.compress(line * ((4 * MIB) // len(line)), compresslevel=9, mtime=0)
+    repeats = DROP_IN_BOMBS[which] // (4 * MIB)
+    (tmp_path / "bomb.gz").write_bytes(member * repeats)
+    plain = tmp_path / "bomb"
+    with open(plain, "wb") as out:
+        for _ in range(repeats):
+            out.write(line * ((4 * MIB) // len(line)))
+    (tmp_path / "ok.run").write_text("q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\n")
+    (tmp_path / "ok.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    files = ["ok.qrels", "bomb.gz"] if which == "run" else ["bomb.gz", "ok.run"]
+    code, err, rss = run(tmp_path, ["trec_eval", *files])
+    out = (tmp_path / "stdout").read_bytes()
+    _, _, baseline = run(tmp_path, ["trec_eval", "ok.qrels", "ok.run"])
+    oracle = trec_eval(*(str(tmp_path / ("bomb" if f == "bomb.gz" else f)) for f in files))
+    assert code == oracle.returncode != 0, err
+    assert out == oracle.stdout
+    what = "listed twice in the run" if which == "run" else "judged twice in the qrels"
+    assert f"topic 'q1': doc 'd1' is {what}" in err
+    assert rss < baseline + BLOCK_SLACK, (rss >> 20, baseline >> 20)

@@ -32,7 +32,7 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     """
     if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
         return read_irds_qrels(path, name=name)
-    _refuse_campaign(path)
+    refuse_campaign(path)
     columns = read_judgment_columns(path)
     if columns is not None and not columns.duplicates:
         return Qrels(judgments=JudgmentsView(columns), name=name or qrels_name(path), path=str(path))
@@ -86,7 +86,7 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
     return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
 
 
-def _refuse_campaign(path: str | Path) -> None:
+def refuse_campaign(path: str | Path) -> None:
     """A judging campaign (an SQLite file) passed where qrels belong: say how to get qrels out of it."""
     try:
         with open(path, "rb") as handle:
@@ -135,6 +135,8 @@ class JudgmentColumns:
     binary: bool = False
     #: two rows share a key (a duplicate, or a hash collision): a join on keys could miss, so none is made
     clash: bool = False
+    #: lines in the file, blank and comment lines included (more than the rows when it has such lines)
+    lines: int = 0
 
     def doc_ids(self, rows: Any) -> list[str]:
         from toolkit.formats.tables import arrow, take
@@ -155,8 +157,8 @@ def read_judgment_columns(
     import pyarrow as pa
 
     from toolkit.formats.numbers import NumberError, c_atol
-    from toolkit.formats.ranked import dictionary_codes, has_duplicates, row_keys
-    from toolkit.formats.tables import Irregular, numbers, pool, read_table, string_hashes
+    from toolkit.formats.ranked import dictionary_codes, has_duplicates
+    from toolkit.formats.tables import Irregular, numbers, pool, read_table
 
     text = pa.binary() if binary else pa.string()
     types = {
@@ -165,11 +167,11 @@ def read_judgment_columns(
         "relevance": pa.dictionary(pa.int32(), pa.binary()),
     }
     try:
-        table, _first, _last, doc_hashes = read_table(
-            path, QRELS_NAMES, types, data=data, hashed="doc_id", unique=("query_id", "doc_id")
-        )
+        read = read_table(path, QRELS_NAMES, types, data=data, keyed=("query_id", "doc_id"))
     except Irregular:
         return None
+    table, keys, lines = read.table, read.keys, read.lines
+    del read
     codes, dictionary = dictionary_codes(table.column("query_id"))
     values = dictionary.to_pylist()
     topics = tuple(v.decode("latin-1") for v in values) if binary else tuple(values)
@@ -184,7 +186,6 @@ def read_judgment_columns(
     grades = grade_of[numbers(relevance)]
     docs = table.column("doc_id").combine_chunks(memory_pool=pool())
     del table
-    keys = row_keys(codes, string_hashes(dictionary), doc_hashes)
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
@@ -193,7 +194,7 @@ def read_judgment_columns(
     clash = bool((ordered[1:] == ordered[:-1]).any())  # a duplicate, or two judgments with one hash
     del ordered
     return JudgmentColumns(
-        topics, codes, docs, grades, keys, clash and has_duplicates(keys, same), binary, clash
+        topics, codes, docs, grades, keys, clash and has_duplicates(keys, same), binary, clash, lines
     )
 
 

@@ -31,6 +31,7 @@ from toolkit.formats.tables import (
     PRIME,
     Irregular,
     arrow,
+    compute,
     mix64,
     numbers,
     pool,
@@ -254,12 +255,11 @@ def read_ranked(
     text = pa.binary() if binary else pa.string()
     types = {"query_id": pa.dictionary(pa.int32(), text), "doc_id": text, "score": pa.float64()}
     try:
-        table, first, last, doc_hashes = read_table(
-            path, RUN_NAMES, types, data=data, block=block, hashed="doc_id", unique=("query_id", "doc_id")
-        )
-        columns = [table.column(name) for name in types]
-        del table  # canonical() drops each column once it has what it needs: memory stays near one copy
-        return canonical(columns, binary=binary, doc_hashes=doc_hashes), first, last
+        read = read_table(path, RUN_NAMES, types, data=data, block=block, keyed=("query_id", "doc_id"))
+        columns = [read.table.column(name) for name in types]
+        first, last, keys, block_rows = read.first, read.last, read.keys, read.block_rows
+        del read  # canonical() drops each column once it has what it needs: memory stays near one copy
+        return canonical(columns, binary=binary, keys=keys, block_rows=block_rows), first, last
     except Irregular:
         return None
 
@@ -270,21 +270,23 @@ def dictionary_codes(column: Any) -> tuple[Any, Any]:
     return numbers(unified), unified.chunk(0).dictionary
 
 
-def canonical(columns: list[Any], *, binary: bool = False, doc_hashes: Any = None) -> RankedColumns:
+def canonical(
+    columns: list[Any], *, binary: bool = False, keys: Any = None, block_rows: Any = None
+) -> RankedColumns:
     """Put the rows of ``[query ids, doc ids, scores]`` (Arrow, emptied here) in trec_eval order.
 
+    ``keys``: the rows' (topic, doc) hashes when the reader computed them, ``block_rows`` the rows of each
+    block it found no duplicate in (``tables.read_table``); otherwise both are computed here.
     ``Irregular`` for a duplicate doc or a non-finite score.
     """
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    docs = columns.pop(1).combine_chunks(
-        memory_pool=pool()
-    )  # one buffer: takes and hashes without chunk lookups
-    release_memory()  # each column's chunks, once copied, go back to the system before the next copy
+    # the doc ids stay in the chunks Arrow parsed them into: one buffer would be a second copy of the
+    # largest column at the peak (90 MiB on 5 million unique doc ids, issue 26); takes look chunks up
+    docs = columns.pop(1)
     codes, dictionary = dictionary_codes(columns.pop(0))
-    release_memory()
+    release_memory()  # each column's chunks, once copied, go back to the system before the next copy
     values = dictionary.to_pylist()
     topics = [v.decode("latin-1") for v in values] if binary else values
     scores = numbers(columns.pop(0))
@@ -306,21 +308,44 @@ def canonical(columns: list[Any], *, binary: bool = False, doc_hashes: Any = Non
         order = np.argsort(codes, kind="stable")
         starts = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n_topics)))).astype(np.int64)
         scores = scores[order]
-    order, scores = _fix_order(np, pa, pc, starts, order, scores, docs)
+    del boundary, stretches
+    order, scores = _fix_order(np, pa, starts, order, scores, docs)
     release_memory()
-    if doc_hashes is None:
-        doc_hashes = string_hashes(docs)
-    keys = row_keys(codes, string_hashes(dictionary), doc_hashes)
+    if keys is None:
+        keys = row_keys(codes, string_hashes(dictionary), string_hashes(docs))
+        block_rows = None
 
     def same(i: int, j: int) -> bool:
         return bool(codes[i] == codes[j] and docs[i].as_py() == docs[j].as_py())
 
-    if has_duplicates(keys, same, starts=starts if grouped else None):
+    if grouped and block_rows is not None:
+        duplicated = _duplicated_across_blocks(np, keys, same, codes, starts, block_rows)
+    else:
+        duplicated = has_duplicates(keys, same, starts=starts if grouped else None)
+    if duplicated:
         raise Irregular  # the line reader names the duplicate's line
     return RankedColumns(tuple(topics), starts, order, scores, docs, codes, keys, binary)
 
 
-def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, docs: Any) -> tuple[Any, Any]:
+def _duplicated_across_blocks(
+    np: Any, keys: Any, same: Any, codes: Any, starts: Any, block_rows: Any
+) -> bool:
+    """``has_duplicates`` for a grouped run whose blocks hold no duplicate each: only a topic whose rows
+    cross a block's edge can hold one, so only those topics' keys are compared (a few thousand rows, not
+    every row: a sort of 5 million keys was a tenth of the time on a file of unique doc ids, issue 26)."""
+    edges = np.cumsum(block_rows)[:-1]
+    edges = edges[(edges > 0) & (edges < len(codes))]
+    crossing = np.sort(codes[edges][codes[edges - 1] == codes[edges]])  # (np.unique imports numpy.ma)
+    if not len(crossing):
+        return False
+    crossing = crossing[np.concatenate(([True], crossing[1:] != crossing[:-1]))]
+    lengths = starts[crossing + 1] - starts[crossing]
+    rows = np.repeat(starts[crossing] - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+    sub_starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return has_duplicates(keys[rows], lambda i, j: same(int(rows[i]), int(rows[j])), starts=sub_starts)
+
+
+def _fix_order(np: Any, pa: Any, starts: Any, order: Any, scores: Any, docs: Any) -> tuple[Any, Any]:
     """Sort the rows out of trec_eval order: whole topics with rising scores, else just the misordered ties.
 
     Works on the tie pairs (positions p with ``scores[p] == scores[p+1]`` in one topic), not on every row: a
@@ -339,7 +364,7 @@ def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, 
     if len(pairs):
         upper = take(docs, arrow(order[pairs]))
         lower = take(docs, arrow(order[pairs + 1]))
-        wrong = numbers(pc.less_equal(upper, lower, memory_pool=pool()))
+        wrong = numbers(compute("less_equal", upper, lower))
     if not len(rising_at) and not wrong.any():
         return order, scores
     # tie groups: runs of consecutive pair positions; group g covers positions first[g] … last[g] + 1
@@ -369,13 +394,10 @@ def _fix_order(np: Any, pa: Any, pc: Any, starts: Any, order: Any, scores: Any, 
         [arrow(block), arrow(scores[positions]), take(docs, arrow(rows))],
         names=["block", "score", "doc"],
     )
-    sorted_idx = numbers(
-        pc.sort_indices(
-            keyed,
-            sort_keys=[("block", "ascending"), ("score", "descending"), ("doc", "descending")],
-            memory_pool=pool(),
-        )
-    )
+    from pyarrow._compute import SortOptions
+
+    sort_keys = [("block", "ascending"), ("score", "descending"), ("doc", "descending")]
+    sorted_idx = numbers(compute("sort_indices", keyed, options=SortOptions(sort_keys=sort_keys)))
     order[positions] = rows[sorted_idx]  # both are this module's own arrays: changed in place
     scores[positions] = scores[positions][sorted_idx]
     return order, scores

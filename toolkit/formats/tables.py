@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Generator, Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,10 @@ from toolkit.formats.limits import open_input
 BLOCK_BYTES = 8 << 20
 #: Arrow's own chunk: each block is parsed by the thread pool in chunks of this size.
 ARROW_CHUNK = 1 << 20
-
-_TO_SPACE = bytes.maketrans(b"\t\r\v\f", b"    ")
+#: Blocks between two ``release_memory`` calls while reading. Why: the parsed columns are allocated between
+#: the parsing's temporaries, so the heap keeps the temporaries' freed pages (a 227 MB run peaked at 447 MiB
+#: for 250 MiB of data; handing them back every 32 MiB of text: 407 MiB, for a few page faults more).
+TRIM_BLOCKS = 4
 
 
 class Irregular(Exception):
@@ -105,23 +108,33 @@ def _scratch(n: int) -> tuple[Any, Any]:
     return kept[0][:n], kept[1][: max(n - 1, 0)]
 
 
+#: Whitespace trec_eval splits on besides space and newline (C ``isspace``), each turned into a space.
+_OTHER_BLANKS = (b"\t", b"\r", b"\v", b"\f")
+
+
 def normalise(block: Block) -> Any:
     """The block with single spaces between tokens and no comment lines — rewritten only where needed.
 
-    Whitespace other than space and newline is found with ``memchr`` and turned into spaces; then numpy checks
-    that no two whitespace bytes are adjacent (a blank line, a run of blanks, a blank at a line's start or end)
-    and only then are blanks rewritten. Lines whose first character is ``#`` are cut out. Returns a buffer
-    (the block itself when it is plain).
+    Whitespace other than space and newline is found with ``memchr`` and turned into spaces in place (the
+    block's buffer is the reader's own; a read-only one is copied first); then numpy checks that no two
+    whitespace bytes are adjacent (a blank line, a run of blanks, a blank at a line's start or end) and only
+    then are blanks rewritten. Lines whose first character is ``#`` are cut out. Returns a buffer (the block
+    itself when it is plain).
     """
     import numpy as np
 
     base, start, end = block
     if base.find(b"\x00", start, end) >= 0:
         raise Irregular  # the line reader names the NUL byte
-    if any(base.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\v", b"\f")):
-        base = bytes(memoryview(base)[start:end]).translate(_TO_SPACE)
-        start, end = 0, len(base)
+    present = [c for c in _OTHER_BLANKS if base.find(c, start, end) >= 0]
     separator, adjacent = _scratch(end - start)
+    if present:
+        if not isinstance(base, bytearray):  # bytes given (standard input): a writable copy of the block
+            base, start, end = bytearray(memoryview(base)[start:end]), 0, end - start
+        view = np.frombuffer(base, np.uint8, end - start, start)
+        for c in present:  # a boolean mask per byte present: in place, no copy of the block (issue 26)
+            np.equal(view, c[0], out=separator)
+            view[separator] = 32
     np.less_equal(np.frombuffer(base, np.uint8, end - start, start), 32, out=separator)
     np.logical_and(separator[1:], separator[:-1], out=adjacent)
     if separator[0] or adjacent.any():
@@ -173,6 +186,24 @@ def _edges(text: Any) -> tuple[bytes, bytes]:
     return first, last
 
 
+@dataclass(frozen=True, eq=False)
+class Table:
+    """What ``read_table`` read: the columns, the file's first and last data lines, and the row keys.
+
+    ``keys`` (with ``keyed``): a 64-bit hash of (topic, doc) per row, computed block by block in the parsing
+    threads (``row_keys``); no two rows of one block share a key — ``block_rows`` gives the rows of each block,
+    so a caller needs to look for duplicates only across blocks (``ranked.has_duplicates``).
+    """
+
+    table: Any
+    first: bytes
+    last: bytes
+    keys: Any = None
+    block_rows: Any = None
+    #: lines in the file, blank and comment lines included (a last line without ``\n`` counted)
+    lines: int = 0
+
+
 def read_table(
     path: str | Path,
     columns: list[str],
@@ -180,15 +211,18 @@ def read_table(
     *,
     data: bytes | None = None,
     block: int | None = None,
-    hashed: str | None = None,
-    unique: tuple[str, str] | None = None,
-) -> tuple[Any, bytes, bytes, Any]:
-    """The file's ``types`` columns (of ``columns``) as one Arrow table, its first and last data lines, and
-    the ``string_hashes`` of column ``hashed`` (computed block by block in the parsing threads) or None.
+    keyed: tuple[str, str] | None = None,
+) -> Table:
+    """The file's ``types`` columns (of ``columns``) as one Arrow table (chunked as parsed), its first and last
+    data lines, and with ``keyed`` = (a dictionary column, a string column) the row keys of those two.
 
     Raises ``Irregular`` when Arrow cannot read a block as ``len(columns)`` space-separated columns of those
-    types, when the file has no data line, and — with ``unique`` = (a dictionary column, a string column) —
-    as soon as one block holds a pair of them twice (``repeats_in_block``).
+    types, when the file has no data line, and — with ``keyed`` — as soon as one block holds a pair twice (or
+    two pairs with one hash: the line reader decides).
+
+    Why check each block at once: a file that repeats one valid line — a gzip bomb of ``q1 Q0 d1 1 1.0 r``,
+    5 MB expanding to 2 GiB — would otherwise be read whole (14 GB) before the duplicate at its line 2 was
+    seen. gzip repeats only within its 32 KiB window, so such a file repeats a pair within every block.
     """
     import pyarrow as pa
     from pyarrow import csv
@@ -212,28 +246,34 @@ def read_table(
         quoted_strings_can_be_null=False,
     )
 
-    def parse_block(chunk: Block) -> tuple[Any, bytes, bytes, Any]:
+    def parse_block(chunk: Block) -> tuple[Any, bytes, bytes, Any, int]:
+        lines = chunk[0].count(b"\n", chunk[1], chunk[2])  # every block ends with one (iter_blocks)
         text = normalise(chunk)
         first_line, last_line = _edges(text)
         if not first_line:
-            return None, b"", b"", None
+            return None, b"", b"", None, lines
         try:
             table = csv.read_csv(pa.BufferReader(owned(text)), read, parse, convert, memory_pool=pool())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
             raise Irregular from None
-        part = string_hashes(table.column(hashed)) if hashed else None
-        if unique is not None:
-            second = part if hashed == unique[1] else string_hashes(table.column(unique[1]))
-            if repeats_in_block(table.column(unique[0]), second):
+        keys = None
+        if keyed is not None:
+            keys = row_keys(table.column(keyed[0]), table.column(keyed[1]))
+            ordered = np.sort(keys)
+            if (ordered[1:] == ordered[:-1]).any():
                 raise Irregular  # the line reader names the repeated line, having read only up to it
-        return table, first_line, last_line, part
+        return table, first_line, last_line, keys, lines
+
+    import numpy as np
 
     tables: list[Any] = []
-    hashes: list[Any] = []
+    keys: list[Any] = []
     first = last = b""
+    lines = 0
     # closed on the way out, so that no block is still being parsed when this returns or raises
     with closing(_pipelined(parse_block, iter_blocks(path, data=data, block=block))) as parsed:
-        for table, first_line, last_line, part in parsed:
+        for table, first_line, last_line, part, in_block in parsed:
+            lines += in_block
             if table is None:
                 continue
             if not tables and first_line[:3] == b"\xef\xbb\xbf":
@@ -241,41 +281,35 @@ def read_table(
             first = first or first_line
             last = last_line
             tables.append(table)
-            hashes.append(part)
+            if len(tables) % TRIM_BLOCKS == 0:
+                release_memory()
+            keys.append(part)
     if not tables:
         raise Irregular
-    import numpy as np
-
-    return (
-        pa.concat_tables(tables, memory_pool=pool()),
-        first,
-        last,
-        np.concatenate(hashes) if hashed else None,
-    )
+    if keyed is None:
+        return Table(pa.concat_tables(tables, memory_pool=pool()), first, last, lines=lines)
+    block_rows = np.array([len(k) for k in keys], np.int64)
+    joined = np.concatenate(keys)
+    del keys
+    return Table(pa.concat_tables(tables, memory_pool=pool()), first, last, joined, block_rows, lines)
 
 
-def repeats_in_block(topics: Any, doc_hashes: Any) -> bool:
-    """True when two rows of one block have the same (topic, doc) hash — a duplicate, or (rarely) a collision.
+def row_keys(topics: Any, docs: Any) -> Any:
+    """The hash of (topic, doc) of every row: a dictionary column of topics and a string column of docs.
 
-    Why per block: a file that repeats one valid line — a gzip bomb of ``q1 Q0 d1 1 1.0 r``, 5 MB expanding to
-    2 GiB — would otherwise be read whole (14 GB) before the duplicate at its line 2 was seen. gzip repeats
-    only within its 32 KiB window, so such a file repeats a pair within every block; duplicates further apart
-    are found once the file is read (``ranked.has_duplicates``). A collision only sends the file to the line
-    reader, which decides.
+    The doc's ``string_hashes`` xor the topic's times a prime, mixed; computed here for the rows of one block
+    (in its parsing thread), so each topic's hash is computed once per chunk dictionary.
     """
     import numpy as np
 
-    keys = doc_hashes.copy()
+    keys = string_hashes(docs)
     at = 0
     for chunk in topics.chunks:
-        topic_hashes = string_hashes(chunk.dictionary)
-        spread = topic_hashes[numbers(chunk.indices)]
+        spread = string_hashes(chunk.dictionary)[numbers(chunk.indices)]
         spread *= np.uint64(PRIME)
         keys[at : at + len(chunk)] ^= spread
         at += len(chunk)
-    mix64(np, keys)
-    keys.sort()
-    return bool((keys[1:] == keys[:-1]).any())
+    return mix64(np, keys)
 
 
 def owned(text: Any) -> Any:
@@ -287,15 +321,20 @@ def owned(text: Any) -> Any:
     whose unwinding through Arrow's ``noexcept`` destructors calls ``std::terminate``: the process aborts
     (exit 134) after printing the right output — about 1 run in 100 that exits right after reading a small
     file (issue 24, item 7). An Arrow-owned buffer is freed by whichever thread lets go last, without the GIL.
-    The copy is one ``memcpy`` of a block, small beside parsing it.
+
+    The buffer is this thread's own, reused from block to block (the parsed table holds copies of the values,
+    never the input: tested), so a block costs one ``memcpy`` and no fresh memory: fresh pages for every 8 MiB
+    block cost the kernel's clearing and left the heap fragmented (issue 26).
     """
     import numpy as np
     import pyarrow as pa
 
     view = memoryview(text).cast("B")
-    buffer = pa.allocate_buffer(len(view), memory_pool=pool())
-    np.frombuffer(buffer, np.uint8)[:] = np.frombuffer(view, np.uint8)
-    return buffer
+    kept = getattr(_SCRATCH, "arrow", None)
+    if kept is None or kept.size < len(view):
+        kept = _SCRATCH.arrow = pa.allocate_buffer(max(len(view), BLOCK_BYTES), memory_pool=pool())
+    np.frombuffer(kept, np.uint8, len(view))[:] = np.frombuffer(view, np.uint8)
+    return kept.slice(0, len(view))
 
 
 #: Blocks normalised and parsed at once: one block's Python work overlaps another's parsing in Arrow.
@@ -418,13 +457,16 @@ PRIME = 0x100000001B3
 _WEIGHTS = [(_MIX1 * (2 * k + 1) + _MIX2 * k) & 0xFFFFFFFFFFFFFFFF | 1 for k in range(4096)]
 
 
-def mix64(np: Any, z: Any) -> Any:
-    """splitmix64's finaliser, in place on a uint64 array."""
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(_MIX1)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(_MIX2)
-    z ^= z >> np.uint64(31)
+def mix64(np: Any, z: Any, *, step: int = 1 << 16) -> Any:
+    """splitmix64's finaliser, in place on a uint64 array, a cache-sized slice at a time (each step's
+    temporary is then 512 KiB, not 8 bytes a row)."""
+    for a in range(0, len(z), step):
+        w = z[a : a + step]
+        w ^= w >> np.uint64(30)
+        w *= np.uint64(_MIX1)
+        w ^= w >> np.uint64(27)
+        w *= np.uint64(_MIX2)
+        w ^= w >> np.uint64(31)
     return z
 
 
@@ -474,7 +516,51 @@ def string_hashes(array: Any, *, rows: int = 1 << 20) -> Any:
 
 
 def take(array: Any, indices: Any) -> Any:
-    """``array[indices]`` for an Arrow array and an Arrow array of indices, allocated from ``pool()``."""
-    import pyarrow.compute as pc
+    """``array[indices]`` (one Arrow array) for an Arrow array or chunked array and an Arrow array of indices.
 
-    return pc.take(array, indices, memory_pool=pool())
+    A chunked array is taken from chunk by chunk: Arrow's own ``take`` joins all the chunks into one array
+    first — a copy of the whole column (90 MiB of doc ids on 5 million lines) to fetch a few thousand values.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    if not isinstance(array, pa.ChunkedArray) or array.num_chunks <= 1:
+        out = compute("take", array if not isinstance(array, pa.ChunkedArray) else _one(array), indices)
+        return out.combine_chunks(memory_pool=pool()) if isinstance(out, pa.ChunkedArray) else out
+    wanted = numbers(indices).astype(np.int64, copy=False)
+    offsets = np.cumsum([0] + [len(chunk) for chunk in array.chunks])
+    if len(wanted) and (wanted.min() < 0 or wanted.max() >= offsets[-1]):
+        raise IndexError("take: index out of bounds")
+    ascending = len(wanted) < 2 or bool((wanted[1:] >= wanted[:-1]).all())  # a join's rows: no reordering
+    by_chunk = None if ascending else np.argsort(wanted, kind="stable")
+    in_order = wanted if by_chunk is None else wanted[by_chunk]
+    bounds = np.searchsorted(in_order, offsets)
+    parts = [
+        compute("take", array.chunk(c), arrow(in_order[bounds[c] : bounds[c + 1]] - offsets[c]))
+        for c in range(array.num_chunks)
+        if bounds[c] < bounds[c + 1]
+    ]
+    gathered = pa.concat_arrays(parts, memory_pool=pool()) if parts else _one(array).slice(0, 0)
+    if by_chunk is None:
+        return gathered
+    back = np.empty(len(by_chunk), np.int64)
+    back[by_chunk] = np.arange(len(by_chunk))
+    return compute("take", gathered, arrow(back))
+
+
+def _one(array: Any) -> Any:
+    """The one chunk of a chunked array of at most one (an empty array of its type when none)."""
+    import pyarrow as pa
+
+    return array.chunk(0) if array.num_chunks else pa.nulls(0, array.type)
+
+
+def compute(name: str, *args: Any, options: Any = None) -> Any:
+    """Arrow compute function ``name`` on ``args``, allocated from ``pool()``.
+
+    Called through ``pyarrow._compute`` rather than ``pyarrow.compute``: importing the latter wraps and
+    documents every one of Arrow's ~300 functions, a tenth of a second of every command's start-up (issue 26).
+    """
+    from pyarrow._compute import call_function
+
+    return call_function(name, list(args), options, pool())

@@ -5,7 +5,7 @@ Why: trec_eval forms each topic's relevance list by looking every retrieved doc 
 (topic, doc) keys that ``toolkit.formats`` computes for run rows and qrels rows alike:
 
 1. a bitmap of the qrels keys' top bits drops most run rows at once (most retrieved docs are unjudged);
-2. Arrow's hash lookup (``pyarrow.compute.index_in``) finds the candidates' judgments;
+2. Arrow's hash lookup (``index_in``) finds the candidates' judgments;
 3. every match is checked as strings (topic and doc id), so a hash collision can never lend a doc a grade.
 
 Each doc then gets its grade, ``RELVALUE_NONPOOL`` (-1, not judged) or ``RELVALUE_UNJUDGED`` (-2, judged < 0),
@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary, ref
 
 from toolkit.formats.qrels import JudgmentColumns
 from toolkit.formats.ranked import RankedColumns
-from toolkit.formats.tables import arrow, numbers, pool, take
+from toolkit.formats.tables import arrow, compute, numbers, take
 from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED
 from toolkit.treceval.vector import Batch
 
@@ -44,7 +44,7 @@ def judgment_rows(run: RankedColumns, qrels: JudgmentColumns) -> Any:
 
 def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     import numpy as np
-    import pyarrow.compute as pc
+    from pyarrow._compute import SetLookupOptions
 
     shift = np.uint64(64 - FILTER_BITS)
     flags = np.zeros(1 << FILTER_BITS, bool)
@@ -56,8 +56,8 @@ def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     ]
     rows = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     del flags, parts
-    looked_up = pc.index_in(arrow(run.keys[rows]), value_set=arrow(qrels.keys), memory_pool=pool())
-    hit = numbers(looked_up.is_valid())
+    looked_up = compute("index_in", arrow(run.keys[rows]), options=SetLookupOptions(arrow(qrels.keys)))
+    hit = numbers(compute("is_valid", looked_up))
     rows = rows[hit]
     qrows = numbers(looked_up, nulls=True)[hit].astype(np.int64)
     topic_map = {q: t for t, q in enumerate(qrels.topics)}
@@ -65,7 +65,7 @@ def _join(run: RankedColumns, qrels: JudgmentColumns) -> Any:
     same = run_to_qrels[run.codes[rows]] == qrels.codes[qrows]
     if len(rows):
         upper = take(run.docs, arrow(rows))
-        same &= numbers(pc.equal(upper, take(qrels.docs, arrow(qrows)), memory_pool=pool()))
+        same &= numbers(compute("equal", upper, take(qrels.docs, arrow(qrows))))
     out = np.full(len(run.keys), -1, np.int32 if len(qrels.keys) < 2**31 else np.int64)
     out[rows[same]] = qrows[same]
     out.flags.writeable = False

@@ -88,7 +88,7 @@ def trec_eval(options: Options) -> TrecEvalResult:
         if result is not None:
             return result
         qrels = read_qrels_as_trec_eval(options.qrels)
-        run = read_run_as_trec_eval(options.run, data=stdin)
+        run = read_run_as_trec_eval(options.run, data=stdin, max_docs=options.max_docs)
     except FormatError as exc:
         raise TrecEvalError(str(exc), exit_code=2) from None
     return evaluate(options, qrels, run)
@@ -134,7 +134,15 @@ def evaluate(options: Options, qrels: TrecEvalQrels, run: TrecEvalRun) -> TrecEv
             definition = measure.definition
             try:
                 if rr is None and definition.uses_res_rels:
-                    rr = form_res_rels(settings, query_id, judgments, docs, state)
+                    rr = form_res_rels(
+                        settings,
+                        query_id,
+                        judgments,
+                        docs,
+                        state,
+                        run_twice=run.twice.get(query_id),
+                        qrels_twice=qrels.twice.get(query_id),
+                    )
                 values.append(definition.calc(settings, rr or EMPTY, measure.params))
             except (FormFailure, MeasureFailure) as exc:
                 kind = exc.kind if isinstance(exc, FormFailure) else STOP
@@ -169,9 +177,10 @@ def evaluate(options: Options, qrels: TrecEvalQrels, run: TrecEvalRun) -> TrecEv
         return TrecEvalResult(tuple(lines), error)
     if options.summary:
         topics = len(qrels.topics) if options.complete else evaluated
-        positive = lambda: sum(1 for docs in qrels.topics.values() for _, grade in docs if grade > 0)  # noqa: E731
         for measure, total in zip(measures, totals, strict=True):
-            lines.extend(summary_lines(measure, total, topics, evaluated, options, run.run_id, positive))
+            lines.extend(
+                summary_lines(measure, total, topics, evaluated, options, run.run_id, qrels.positive)
+            )
     return TrecEvalResult(tuple(lines))
 
 

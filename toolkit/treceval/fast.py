@@ -32,7 +32,6 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
     from toolkit.formats.qrels import read_judgment_columns
     from toolkit.formats.ranked import read_ranked
     from toolkit.formats.tables import release_memory
-    from toolkit.formats.textfile import read_bytes
     from toolkit.treceval import vector
     from toolkit.treceval.evaluate import RESET_NAMES
     from toolkit.treceval.resrels import MAX_LEVELS
@@ -51,14 +50,12 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
     # Read as the reference loop reads them, in trec_eval's order (qrels, then run): the files named by the
     # bytes given (options hold them one character per byte), and an unreadable file or a limit passed is the
     # same FormatError it raises (``trec_eval`` turns it into trec_eval's exit code).
-    qrels_path = Path(os.fsdecode(options.qrels.encode("latin-1")))
-    raw_qrels = read_bytes(qrels_path)
-    qrels = read_judgment_columns(qrels_path, data=raw_qrels, binary=True)
-    if qrels is None or qrels.clash or len(qrels.grades) != _lines(raw_qrels):
+    # streamed, never held whole: a qrels gzip bomb costs a block here, and the reference loop streams it too
+    qrels = read_judgment_columns(Path(os.fsdecode(options.qrels.encode("latin-1"))), binary=True)
+    if qrels is None or qrels.clash or len(qrels.grades) != qrels.lines:
         return None  # blank or comment lines: trec_eval reads them its own way
     if len(qrels.grades) and int(qrels.grades.max()) >= MAX_LEVELS:
         return None  # the drop-in's own limit, which the reference loop reports
-    del raw_qrels
     if options.run_from_stdin and run_data is None:
         return None
     if options.run_from_stdin:
@@ -103,10 +100,6 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
                     arrays[j][k] = 0.0
     topic_ids = [qrels.topics[t] for _, t in pairs]
     return _result(options, measures, values, topic_ids, run_id, qrels)
-
-
-def _lines(raw: bytes) -> int:
-    return raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
 
 
 def _ones(n: int) -> Any:

@@ -65,24 +65,39 @@ def rank(docs: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
     return sorted(docs, key=lambda d: (d[1], d[0]), reverse=True)
 
 
+def _twice(query_id: str, doc: str, what: str) -> FormFailure:
+    return FormFailure(f"topic {query_id!r}: doc {doc!r} is {what}")
+
+
 def form_res_rels(
     epi: Settings,
     query_id: str,
     qrels: Sequence[tuple[str, int]],
     docs: Sequence[tuple[str, float]],
     state: LevelsState,
+    *,
+    run_twice: str | None = None,
+    qrels_twice: str | None = None,
 ) -> ResRels:
-    """The topic's ``ResRels``; ``FormFailure`` where trec_eval stops or crashes."""
+    """The topic's ``ResRels``; ``FormFailure`` where trec_eval stops or crashes.
+
+    ``run_twice`` / ``qrels_twice``: the smallest doc the topic lists / judges twice when the reader kept
+    none of its lines (``toolkit.formats.as_trec_eval``): the topic stops trec_eval at that doc.
+    """
     top = rank(docs)[: max(epi.max_docs, 0)]
     by_doc = sorted(d for d, _ in top)
     for a, b in zip(by_doc, by_doc[1:], strict=False):
         if a == b:
-            raise FormFailure(f"topic {query_id!r}: doc {a!r} is listed twice in the run")
+            raise _twice(query_id, a, "listed twice in the run")
+    if run_twice is not None:
+        raise _twice(query_id, run_twice, "listed twice in the run")
+    if qrels_twice is not None:
+        raise _twice(query_id, qrels_twice, "judged twice in the qrels")
     max_rel = qrels[0][1]
     for (doc_a, _), (doc_b, grade) in zip(qrels, qrels[1:], strict=False):
         max_rel = max(max_rel, grade)
         if doc_a == doc_b:
-            raise FormFailure(f"topic {query_id!r}: doc {doc_b!r} is judged twice in the qrels")
+            raise _twice(query_id, doc_b, "judged twice in the qrels")
     needed = max_rel + 1
     if needed > MAX_LEVELS:
         raise FormFailure(
