@@ -8,14 +8,21 @@ Checks ``score``'s per-topic values against pytrec_eval's (which breaks ties lik
 ties are exact in float32, so it sees trec_eval 10's order) and prints how far ir_measures' and ranx's
 aggregates are from them (they break ties their own way).
 
-Usage: ``.venv/bin/python bench/bench_score.py [--topics 6980] [--docs 1000] [--repeat 3] [--no-ranx]``.
-The machine is shared: other processes on the same cores change the absolute numbers more than the ratios.
+With ``--trec-eval`` also trec_eval 10 built from source (``-m recip_rank -m P.1,5 -m ndcg_cut.10 -m Rprec
+-m map``; its RR is uncut, the same work). The small-input row of docs/benchmarks.md (issue 26 item 1: people
+call ``score`` in loops, so start-up is the cost) is
+``bench_score.py --topics 50 --docs 10 --repeat 21 --no-ranx --no-ir-measures --trec-eval``.
+
+Usage: ``.venv/bin/python bench/bench_score.py [--topics 6980] [--docs 1000] [--repeat 3] [--no-ranx]
+[--no-ir-measures] [--trec-eval]``. The machine is shared: other processes on the same cores change the
+absolute numbers more than the ratios; the load average is printed with the table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -117,6 +124,7 @@ def main() -> None:
         "--no-ranx", action="store_true", help="skip ranx (run once: its numba JIT makes it slow)"
     )
     parser.add_argument("--no-ir-measures", action="store_true")
+    parser.add_argument("--trec-eval", action="store_true", help="also trec_eval 10, built from source")
     args = parser.parse_args()
     python = sys.executable
     toolkit = str(Path(python).with_name("trec-toolkit"))
@@ -141,6 +149,12 @@ def main() -> None:
                 None,
             ),
         }
+        if args.trec_eval:
+            from bench_trec_eval_speed import trec_eval_binary  # builds it as the tests' fixture does
+
+            binary = str(trec_eval_binary())
+            measures = ["-m", "recip_rank", "-m", "P.1,5", "-m", "ndcg_cut.10", "-m", "Rprec", "-m", "map"]
+            tools["trec_eval 10"] = ([binary, *measures, str(qrels_path), str(run_path)], None)
         if not args.no_ir_measures:
             tools["ir_measures"] = (
                 [python, str(folder / "bench_ir_measures.py"), *files, str(folder / "irm.json")],
@@ -163,12 +177,15 @@ def main() -> None:
         rows = {name: (statistics.median(times[name]), max(peaks[name]), times[name]) for name in tools}
         check(folder, args.topics)
         base = rows["pytrec_eval"][0]
-        print()
+        print(
+            f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.topics} topics x {args.docs} docs"
+        )
         print("| tool | median time (s) | runs (s) | peak RSS (MB) | time / pytrec_eval |")
         print("|---|---:|---|---:|---:|")
+        digits = 3 if min(median for median, _, _ in rows.values()) < 0.1 else 2
         for name, (median, peak, times) in rows.items():
-            runs = ", ".join(f"{t:.2f}" for t in times)
-            print(f"| {name} | {median:.2f} | {runs} | {peak:.0f} | {median / base:.2f} |")
+            runs = ", ".join(f"{t:.{digits}f}" for t in times)
+            print(f"| {name} | {median:.{digits}f} | {runs} | {peak:.0f} | {median / base:.2f} |")
 
 
 PYTREC_NAMES = {

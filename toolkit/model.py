@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 #: The query classes of docs/design.md §6 and their default measures (a topic set may override them).
@@ -73,9 +75,12 @@ class Preference:
             object.__setattr__(self, "legacy_regex", re.compile(self.legacy))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Topic:
     """One query with its id, text, class and optional truth.
+
+    Slotted: a topic set of MS MARCO's size holds millions of these, and a slotted topic is a third of the
+    size of one with a ``__dict__``.
 
     ``metadata`` keeps the fields a topic format carries beyond these (TIPSTER ``<con>`` concepts, Web-track
     subtopics, extra JSONL keys), so that reading a topic set loses nothing.
@@ -139,26 +144,36 @@ class TopicSet:
     def __len__(self) -> int:
         return len(self.topics)
 
-    @property
+    # The views below are computed once per topic set (cached_property writes the instance's __dict__ directly,
+    # which a frozen dataclass allows): a command asks for them once per run or per topic, and recomputing a
+    # million-topic view per question made ``score`` quadratic in the number of topics.
+
+    @cached_property
     def ids(self) -> tuple[str, ...]:
         return tuple(t.query_id for t in self.topics)
 
-    @property
+    @cached_property
     def relevance_ids(self) -> tuple[str, ...]:
         """The topics that can have relevant documents: the relevance measures' denominator (docs/design.md §5)."""
-        return tuple(t.query_id for t in self.topics if not t.expects_empty)
+        return tuple(t.query_id for t in self.topics if t.expect is None)
 
-    @property
+    @cached_property
     def empty_ids(self) -> tuple[str, ...]:
         """The topics declared ``expect = "empty"``: scored by their refusal outcome alone."""
-        return tuple(t.query_id for t in self.topics if t.expects_empty)
+        return tuple(t.query_id for t in self.topics if t.expect is not None)
+
+    @cached_property
+    def uniform(self) -> bool:
+        """No topic has a class or measures of its own: all are ``"unclassified"`` with the default measures
+        (as an MS MARCO-sized query set is), so per-class views need not look at each topic."""
+        return not any(t.query_class or t.measures for t in self.topics)
 
     def get(self, query_id: str) -> Topic | None:
         return self.by_id.get(query_id)
 
-    @property
-    def by_id(self) -> dict[str, Topic]:
-        return {t.query_id: t for t in self.topics}
+    @cached_property
+    def by_id(self) -> Mapping[str, Topic]:
+        return MappingProxyType(dict(zip(self.ids, self.topics, strict=True)))
 
     def measures_for(self, topic: Topic) -> tuple[str, ...]:
         """A topic's measures: its own, else its class's, else the defaults."""

@@ -231,17 +231,81 @@ def test_help_has_examples() -> None:
     assert "--per-query" in out and "--by-class" in out
 
 
-def test_score_does_not_import_heavy_libraries(tmp_path: Path) -> None:
+#: What ``score`` on small files has no need of: the statistics package, the system runners (HTTP, SSL), pooling,
+#: judging, agreement and the TUI, the scientific libraries around them, and the TOML parser and package metadata
+#: (only TOML topics and ``--format json`` need those). numpy and pyarrow are not listed: the run and qrels
+#: readers read every six-column (four-column) file column-wise with them, whatever its size.
+UNNEEDED_BY_SCORE = (
+    "toolkit.stats",
+    "toolkit.systems",
+    "toolkit.pooling",
+    "toolkit.judging",
+    "toolkit.agreement",
+    "toolkit.tui",
+    "scipy",
+    "pandas",
+    "statsmodels",
+    "sklearn",
+    "krippendorff",
+    "textual",
+    "rich",
+    "matplotlib",
+    "psycopg",
+    "sqlite3",
+    "ssl",
+    "http",
+    "email",
+    "importlib.metadata",
+    "tomllib",
+)
+
+
+def _imported_by_console_script(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run the installed ``trec-toolkit`` under ``python -X importtime``: its result, and every module loaded."""
+    script = Path(sys.executable).with_name("trec-toolkit")
+    assert script.is_file(), f"the console script is not installed beside {sys.executable}"
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(script), *args], capture_output=True, text=True, check=False
+    )
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "imported package" not in line
+    }
+    assert "toolkit.scoring.evaluate" in modules  # the probe saw the command at work
+    return proc, modules
+
+
+@pytest.mark.parametrize("with_topics", [False, True])
+def test_score_on_small_files_imports_only_what_it_needs(tmp_path: Path, with_topics: bool) -> None:
+    """Issue 26 item 1: people call ``score`` in loops; a 50-topic × 10-doc run must not pay for the
+    statistics package, the system runners or any other library its work does not use."""
     run = tmp_path / "s.run"
     run.write_text("".join(f"q{q} Q0 d{d} {d} {10 - d} s\n" for q in range(50) for d in range(10)))
     qrels = tmp_path / "s.qrels"
     qrels.write_text("".join(f"q{q} 0 d{q % 10} 1\n" for q in range(50)))
-    code = (
-        "import sys\nfrom toolkit.cli import main\n"
-        f"try:\n    main(['score', {str(run)!r}, '--qrels', {str(qrels)!r}], standalone_mode=False)\n"
-        "finally:\n    print(sorted(m for m in ('pandas', 'scipy', 'rich', 'textual') if m in sys.modules), file=sys.stderr)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == "[]"
+    args = ["score", str(run), "--qrels", str(qrels)]
+    if with_topics:
+        (tmp_path / "t.tsv").write_text("".join(f"q{q}\tquery {q}\n" for q in range(50)))
+        args += ["--topics", str(tmp_path / "t.tsv")]
+    proc, modules = _imported_by_console_script(*args)
+    assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines()[1].split()[:4] == ["s", "all", "50", "0"]
+    loaded = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in UNNEEDED_BY_SCORE))
+    assert loaded == []
+
+
+def test_score_json_records_versions(tmp_path: Path) -> None:
+    """The one format that records library versions reads package metadata (and nothing more is needed)."""
+    run = tmp_path / "s.run"
+    run.write_text("q1 Q0 d1 1 1 s\n")
+    qrels = tmp_path / "s.qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    proc, modules = _imported_by_console_script("score", str(run), "--qrels", str(qrels), "--format", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "importlib.metadata" in modules
+    from importlib import metadata
+
+    versions = json.loads(proc.stdout)["versions"]
+    assert versions["ir-measures"] == metadata.version("ir-measures")
+    assert "toolkit.stats" not in modules and "toolkit.systems" not in modules

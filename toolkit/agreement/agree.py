@@ -12,8 +12,6 @@ agree perfectly on what is relevant at all.
 from __future__ import annotations
 
 import numbers
-import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +19,7 @@ from toolkit.agreement import kappa as kappa_mod
 from toolkit.agreement.alpha import krippendorff_alpha
 from toolkit.agreement.fleiss import fleiss
 from toolkit.agreement.judgments import Rating, ratings_from_records
+from toolkit.agreement.ratings import RatingTable, natural_key
 from toolkit.agreement.result import (
     AgreementResult,
     Binarised,
@@ -35,12 +34,7 @@ from toolkit.errors import ToolkitError, UsageError
 if TYPE_CHECKING:
     import numpy as np
 
-Item = tuple[str, str]
-
-
-def natural_key(text: str) -> tuple[Any, ...]:
-    """``q2`` before ``q10``: topic and doc ids are often numbered."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text))
+__all__ = ["agree", "agreement_summary", "natural_key", "normalise", "resolve_labels"]
 
 
 def normalise(judgments: Iterable[Any]) -> list[Rating]:
@@ -59,7 +53,9 @@ def normalise(judgments: Iterable[Any]) -> list[Rating]:
             rating = kept[0]
         else:
             assessor, query_id, doc_id, grade = j
-            if isinstance(grade, bool) or not isinstance(grade, numbers.Integral):
+            if type(grade) is not int and (
+                isinstance(grade, bool) or not isinstance(grade, numbers.Integral)
+            ):
                 raise ToolkitError(
                     f"grade {grade!r} of {assessor} on ({query_id}, {doc_id}) is not an integer"
                 )
@@ -75,23 +71,24 @@ def normalise(judgments: Iterable[Any]) -> list[Rating]:
     return out
 
 
-def resolve_labels(ratings: Sequence[Rating], labels: Sequence[int] | None) -> tuple[int, ...]:
+def resolve_labels(ratings: RatingTable, labels: Sequence[int] | None) -> tuple[int, ...]:
     """The given labels (checked against every grade), else 0..max seen (from the lowest grade if negative)."""
+    import numpy as np
+
     if labels is None:
-        if not ratings:
+        if not len(ratings):
             return ()
-        grades = [r.grade for r in ratings]
-        return tuple(range(min(0, min(grades)), max(grades) + 1))
+        return tuple(range(min(0, int(ratings.grade.min())), int(ratings.grade.max()) + 1))
     resolved = tuple(sorted(set(labels)))
     if len(resolved) != len(labels):
         raise UsageError(f"labels {','.join(map(str, labels))} repeat a grade; list each grade once")
-    allowed = set(resolved)
-    for r in ratings:
-        if r.grade not in allowed:
-            raise UsageError(
-                f"grade {r.grade} of {r.assessor} on ({r.query_id}, {r.doc_id}) is not among the labels "
-                f"{','.join(map(str, resolved))}; pass labels that cover every grade"
-            )
+    outside = np.flatnonzero(~np.isin(ratings.grade, np.array(resolved, np.int64)))
+    if len(outside):
+        r = ratings[int(outside[0])]
+        raise UsageError(
+            f"grade {r.grade} of {r.assessor} on ({r.query_id}, {r.doc_id}) is not among the labels "
+            f"{','.join(map(str, resolved))}; pass labels that cover every grade"
+        )
     return resolved
 
 
@@ -104,39 +101,47 @@ def agree(
 ) -> AgreementResult:
     """Every agreement statistic of the issue for ``judgments`` (see the module docstring for the choices).
 
+    ``judgments``: a ``RatingTable`` (what the readers give), or anything ``normalise`` takes.
     ``bootstrap`` is the number of topic resamples for the bootstrap CI of kappa (0 disables it).
     """
+    import numpy as np
+
     from toolkit.formats.manifest import versions
 
-    ratings = normalise(judgments)
-    resolved = resolve_labels(ratings, labels)
-    grouped: dict[Item, dict[str, int]] = {}
-    for r in ratings:
-        grouped.setdefault((r.query_id, r.doc_id), {})[r.assessor] = r.grade
-    # Items in natural order once, for every pair (sorting per pair cost a third of the time at scale).
-    keys = {q: natural_key(q) for q, _ in grouped} | {d: natural_key(d) for _, d in grouped}
-    by_item = {it: grouped[it] for it in sorted(grouped, key=lambda it: (keys[it[0]], keys[it[1]]))}
-    assessors = tuple(sorted({r.assessor for r in ratings}, key=natural_key))
-    pairs = tuple(
-        pair_agreement(a, b, by_item, resolved, seed=seed, bootstrap=bootstrap)
-        for i, a in enumerate(assessors)
-        for b in assessors[i + 1 :]
+    table = (
+        judgments if isinstance(judgments, RatingTable) else RatingTable.from_ratings(normalise(judgments))
     )
-    counts = Counter((r.assessor, r.grade) for r in ratings)
+    resolved = resolve_labels(table, labels)
+    k = len(resolved)
+    level = np.searchsorted(np.array(resolved, np.int64), table.grade) if k else table.grade
+    n_assessors = len(table.assessors)
+    # Each assessor's items in order (items are numbered by topic in natural order, then doc), and grade levels.
+    order = np.lexsort((table.item, table.assessor))
+    bounds = np.searchsorted(table.assessor[order], np.arange(n_assessors + 1))
+    judged = [
+        (table.item[order[bounds[i] : bounds[i + 1]]], level[order[bounds[i] : bounds[i + 1]]])
+        for i in range(n_assessors)
+    ]
+    pairs = tuple(
+        pair_agreement(table, (a, b), judged[i], judged[j], resolved, seed=seed, bootstrap=bootstrap)
+        for i, a in enumerate(table.assessors)
+        for j, b in enumerate(table.assessors[i + 1 :], start=i + 1)
+    )
+    counts = np.bincount(table.assessor * k + level, minlength=n_assessors * k).reshape(n_assessors, k)
     distributions = tuple(
-        GradeDistribution(a, sum(counts[(a, g)] for g in resolved), tuple(counts[(a, g)] for g in resolved))
-        for a in assessors
+        GradeDistribution(a, int(counts[i].sum()), tuple(int(c) for c in counts[i]))
+        for i, a in enumerate(table.assessors)
     )
     return AgreementResult(
         labels=resolved,
         seed=seed,
         bootstrap=bootstrap,
-        assessors=assessors,
-        n_judgments=len(ratings),
-        n_items=len(by_item),
+        assessors=table.assessors,
+        n_judgments=len(table),
+        n_items=table.n_items,
         pairs=pairs,
-        fleiss=fleiss(by_item, resolved),
-        krippendorff=krippendorff_alpha(by_item, assessors, resolved),
+        fleiss=fleiss(table, level, resolved),
+        krippendorff=krippendorff_alpha(table, resolved),
         distributions=distributions,
         versions=versions(extra=("krippendorff",)),
     )
@@ -149,14 +154,6 @@ def _relevance(threshold: int) -> Callable[[int], str]:
     return category
 
 
-def point_kappa(table: np.ndarray, labels: Sequence[int], weights: str) -> Value:
-    """Kappa without SE (per-topic breakdowns), with the same undefined-case reasons as the full estimate."""
-    reason = kappa_mod.undefined_reason(table, labels, minimum=True)
-    if reason is not None:
-        return Value.undefined(reason)
-    return Value(float(kappa_mod.kappa_values(table, kappa_mod.disagreement_weights(labels, weights))))
-
-
 def percent(table: np.ndarray) -> Value:
     n = int(table.sum())
     if n == 0:
@@ -165,82 +162,117 @@ def percent(table: np.ndarray) -> Value:
 
 
 def pair_agreement(
-    a: str,
-    b: str,
-    by_item: dict[Item, dict[str, int]],
+    table: RatingTable,
+    names: tuple[str, str],
+    first: tuple[Any, Any],
+    second: tuple[Any, Any],
     labels: tuple[int, ...],
     *,
     seed: int,
     bootstrap: int,
 ) -> PairAgreement:
-    """All pairwise statistics of assessors ``a`` and ``b`` on the items both judged (``by_item`` in natural
-    order: topic, then doc id)."""
+    """All pairwise statistics of two assessors on the items both judged; ``first`` and ``second`` are each
+    one's judged items (sorted) and grade levels (indices into ``labels``)."""
     import numpy as np
 
-    shared = [item for item, by in by_item.items() if a in by and b in by]  # by_item is in natural order
-    grades = [(by_item[item][a], by_item[item][b]) for item in shared]
-    table = kappa_mod.contingency(grades, labels)
-    by_topic: dict[str, list[tuple[int, int]]] = {}
-    for item, g in zip(
-        shared, grades, strict=True
-    ):  # one pass: a scan per topic was quadratic at MS MARCO size
-        by_topic.setdefault(item[0], []).append(g)
-    topics = sorted(by_topic, key=natural_key)
-    topic_tables = (
-        np.stack([kappa_mod.contingency(by_topic[q], labels) for q in topics])
-        if topics
-        else np.zeros((0, len(labels), len(labels)), dtype=np.int64)
+    a, b = names
+    k = len(labels)
+    shared, in_a, in_b = np.intersect1d(first[0], second[0], assume_unique=True, return_indices=True)
+    ga, gb = first[1][in_a], second[1][in_b]
+    cells = ga * k + gb
+    confusion = np.bincount(cells, minlength=k * k).reshape(k, k)
+    codes, per_item = np.unique(table.item_topic[shared], return_inverse=True)  # topics in natural order
+    topics = [table.topics[c] for c in codes.tolist()]
+    topic_tables = np.bincount(per_item.reshape(-1) * k * k + cells, minlength=len(codes) * k * k).reshape(
+        len(codes), k, k
     )
     kappas = tuple(
-        kappa_mod.cohen_kappa(table, labels, w, names=(a, b), minimum=True) for w in kappa_mod.WEIGHTINGS
+        kappa_mod.cohen_kappa(confusion, labels, w, names=(a, b), minimum=True) for w in kappa_mod.WEIGHTINGS
     )
     kappas = kappa_mod.bootstrap_ci(
         topic_tables, labels, kappas, rng=kappa_mod.pair_rng(seed, a, b), replicates=bootstrap
+    )
+    binarised = tuple(
+        binarise(ga >= i, gb >= i, t, names=(a, b)) for i, t in enumerate(labels) if i >= 1 and t > 0
     )
     return PairAgreement(
         a=a,
         b=b,
         n=len(shared),
         n_topics=len(topics),
-        percent_agreement=percent(table),
+        percent_agreement=percent(confusion),
         unweighted=kappas[0],
         linear=kappas[1],
         quadratic=kappas[2],
-        binarised=tuple(binarise(grades, t, names=(a, b)) for t in labels[1:] if t > 0),
-        confusion=tuple(tuple(int(c) for c in row) for row in table),
-        per_topic=tuple(
-            TopicAgreement(
-                q,
-                int(t.sum()),
-                percent(t),
-                *(point_kappa(t, labels, w) for w in kappa_mod.WEIGHTINGS),
-            )
-            for q, t in zip(topics, topic_tables, strict=True)
-        ),
+        binarised=binarised,
+        confusion=tuple(tuple(int(c) for c in row) for row in confusion),
+        per_topic=per_topic(topics, topic_tables, labels),
+    )
+
+
+def per_topic(topics: Sequence[str], tables: np.ndarray, labels: Sequence[int]) -> tuple[TopicAgreement, ...]:
+    """One pair's agreement per topic: percent agreement and kappa point estimates under every weighting,
+    undefined with ``kappa.undefined_reason``'s reasons — computed for all topics at once."""
+    import numpy as np
+
+    n = tables.sum(axis=(1, 2)).tolist()
+    diagonal = np.trace(tables, axis1=1, axis2=2).tolist()
+    reasons = kappa_mod.undefined_reasons(tables, labels, minimum=True)
+    values = [
+        kappa_mod.kappa_values(tables, kappa_mod.disagreement_weights(labels, w)).tolist()
+        for w in kappa_mod.WEIGHTINGS
+    ]
+    undefined: dict[str, Value] = {}  # one Value per reason text: thousands of topics share a few reasons
+
+    def point(reason: str | None, value: float) -> Value:
+        if reason is None:
+            return Value(value)
+        if reason not in undefined:
+            undefined[reason] = Value.undefined(reason)
+        return undefined[reason]
+
+    return tuple(
+        TopicAgreement(
+            q,
+            count,
+            Value(100.0 * d / count) if count else Value.undefined("no shared items"),
+            point(reason, u),
+            point(reason, lin),
+            point(reason, quad),
+        )
+        for q, count, d, reason, u, lin, quad in zip(topics, n, diagonal, reasons, *values, strict=True)
     )
 
 
 def binarise(
-    grades: Sequence[tuple[int, int]], threshold: int, *, names: tuple[str, str] = ("a", "b")
+    first: Sequence[bool] | np.ndarray,
+    second: Sequence[bool] | np.ndarray,
+    threshold: int,
+    *,
+    names: tuple[str, str] = ("a", "b"),
 ) -> Binarised:
-    """Kappa and Voorhees' overlap with relevant meaning grade ≥ ``threshold``."""
+    """Kappa and Voorhees' overlap with relevant meaning grade ≥ ``threshold`` (``first``/``second``: whether
+    each assessor found each shared item relevant)."""
     import dataclasses
 
-    binary = [(int(ga >= threshold), int(gb >= threshold)) for ga, gb in grades]
-    table = kappa_mod.contingency(binary, (0, 1))
+    import numpy as np
+
+    cells = np.asarray(first, np.int64) * 2 + np.asarray(second, np.int64)
+    table = np.bincount(cells, minlength=4).reshape(2, 2)
     kappa = kappa_mod.cohen_kappa(
         table, (0, 1), "unweighted", names=names, category=_relevance(threshold), minimum=True
     )
     kappa = dataclasses.replace(
         kappa, ci95_bootstrap=Interval.undefined("the topic bootstrap is computed for graded kappa only")
     )
+    n = len(cells)
     both = int(table[1, 1])
-    either = len(binary) - int(table[0, 0])
-    if not binary:
+    either = n - int(table[0, 0])
+    if not n:
         overlap = Value.undefined("no shared items")
     elif either == 0:
         overlap = Value.undefined(
-            f"neither assessor judged any of the {len(binary)} shared items relevant (grade ≥ {threshold})"
+            f"neither assessor judged any of the {n} shared items relevant (grade ≥ {threshold})"
         )
     else:
         overlap = Value(both / either)

@@ -8,48 +8,51 @@ minimum-data rule (``toolkit.minimum``) alpha is estimated from at least 10 item
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from toolkit.agreement.result import AlphaResult, Value
 from toolkit.minimum import shortfall
 
+if TYPE_CHECKING:
+    from toolkit.agreement.ratings import RatingTable
+
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
 
-Item = tuple[str, str]
 
+def krippendorff_alpha(ratings: RatingTable, labels: Sequence[int]) -> AlphaResult:
+    """Alpha at the three levels of measurement over every assessor and item."""
+    import numpy as np
 
-def krippendorff_alpha(
-    ratings: Mapping[Item, Mapping[str, int]], assessors: Sequence[str], labels: Sequence[int]
-) -> AlphaResult:
-    """Alpha at the three levels of measurement; ``ratings[(query_id, doc_id)][assessor] = grade``."""
-    pairable = [item for item, by in ratings.items() if len(by) >= 2]
+    raters = np.bincount(ratings.item, minlength=ratings.n_items)
+    pairable = raters >= 2
+    n_pairable = int(pairable.sum())
+    assessors = ratings.assessors
     reason: str | None = None
     if len(assessors) < 2:
         reason = f"alpha needs at least 2 assessors (found {len(assessors)})"
-    elif not pairable:
+    elif not n_pairable:
         reason = "no item was judged by at least 2 assessors"
-    elif short := shortfall(len(pairable), "items judged by 2 or more assessors"):
+    elif short := shortfall(n_pairable, "items judged by 2 or more assessors"):
         reason = short
     else:
-        used = {g for item in pairable for g in ratings[item].values()}
+        used = np.unique(ratings.grade[pairable[ratings.item]])
         if len(used) == 1:
             reason = (
-                f"every judgment on the {len(pairable)} items judged by 2 or more assessors is grade "
-                f"{used.pop()}: expected disagreement is 0, so alpha is undefined"
+                f"every judgment on the {n_pairable} items judged by 2 or more assessors is grade "
+                f"{int(used[0])}: expected disagreement is 0, so alpha is undefined"
             )
     if reason is not None:
         missing = Value.undefined(reason)
-        return AlphaResult(missing, missing, missing, len(ratings), len(pairable))
+        return AlphaResult(missing, missing, missing, ratings.n_items, n_pairable)
 
     import krippendorff
-    import numpy as np
 
     # Units judged by one assessor only carry no pairable value; leaving them in is harmless but wasteful.
-    column = {a: i for i, a in enumerate(assessors)}
-    data = np.full((len(assessors), len(pairable)), np.nan)
-    for j, item in enumerate(pairable):
-        for assessor, grade in ratings[item].items():
-            data[column[assessor], j] = grade
+    kept = pairable[ratings.item]
+    column = np.cumsum(pairable) - 1  # an item's column among the pairable ones
+    data = np.full((len(assessors), n_pairable), np.nan)
+    data[ratings.assessor[kept], column[ratings.item[kept]]] = ratings.grade[kept]
     values = {
         level: Value(
             float(
@@ -63,4 +66,4 @@ def krippendorff_alpha(
         )
         for level in LEVELS
     }
-    return AlphaResult(values["nominal"], values["ordinal"], values["interval"], len(ratings), len(pairable))
+    return AlphaResult(values["nominal"], values["ordinal"], values["interval"], ratings.n_items, n_pairable)

@@ -9,44 +9,47 @@ minimum-data rule (``toolkit.minimum``) that group must hold at least 10 items.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from toolkit.agreement.result import FleissResult, Value
 from toolkit.minimum import shortfall
 
-Item = tuple[str, str]
+if TYPE_CHECKING:
+    from toolkit.agreement.ratings import RatingTable
 
 
-def fleiss(ratings: Mapping[Item, Mapping[str, int]], labels: Sequence[int]) -> FleissResult:
-    """``ratings[(query_id, doc_id)][assessor] = grade``."""
-    sizes = Counter(len(by) for by in ratings.values() if len(by) >= 2)
-    if not sizes:
+def fleiss(ratings: RatingTable, level: Any, labels: Sequence[int]) -> FleissResult:
+    """``level``: each judgment's grade as an index into ``labels``."""
+    import numpy as np
+
+    k = len(labels)
+    raters = np.bincount(ratings.item, minlength=ratings.n_items)
+    sizes = np.bincount(raters[raters >= 2]) if (raters >= 2).any() else np.zeros(0, np.int64)
+    if not sizes.any():
         return FleissResult(
-            Value.undefined("no item was judged by at least 2 assessors"), 0, None, len(ratings)
+            Value.undefined("no item was judged by at least 2 assessors"), 0, None, ratings.n_items
         )
-    raters, n_items = max(sizes.items(), key=lambda kv: (kv[1], kv[0]))
-    chosen = [by for by in ratings.values() if len(by) == raters]
-    excluded = len(ratings) - n_items
-    short = shortfall(n_items, f"items judged by {raters} assessors each")
+    n_items = int(sizes.max())
+    size = int(np.flatnonzero(sizes == n_items).max())  # the most items; ties: the larger number of raters
+    excluded = ratings.n_items - n_items
+    short = shortfall(n_items, f"items judged by {size} assessors each")
     if short:
-        return FleissResult(Value.undefined(short), n_items, raters, excluded)
-    totals = Counter(g for by in chosen for g in by.values())
-    if len(totals) == 1:
-        grade = next(iter(totals))
+        return FleissResult(Value.undefined(short), n_items, size, excluded)
+    chosen = raters[ratings.item] == size
+    position = np.cumsum(raters == size) - 1  # an item's row among the chosen ones
+    table = np.bincount(position[ratings.item[chosen]] * k + level[chosen], minlength=n_items * k).reshape(
+        n_items, k
+    )
+    used = np.flatnonzero(table.sum(axis=0))
+    if len(used) == 1:
         reason = (
-            f"every judgment on the {n_items} items judged by {raters} assessors is grade {grade}: "
+            f"every judgment on the {n_items} items judged by {size} assessors is grade {labels[int(used[0])]}: "
             "chance agreement is 1, so Fleiss' kappa is undefined"
         )
-        return FleissResult(Value.undefined(reason), n_items, raters, excluded)
+        return FleissResult(Value.undefined(reason), n_items, size, excluded)
 
-    import numpy as np
     from statsmodels.stats.inter_rater import fleiss_kappa
 
-    index = {label: i for i, label in enumerate(labels)}
-    table = np.zeros((n_items, len(labels)), dtype=np.int64)
-    for row, by in enumerate(chosen):
-        for grade in by.values():
-            table[row, index[grade]] += 1
     value = float(fleiss_kappa(table, method="fleiss")) + 0.0  # never -0.0
-    return FleissResult(Value(value), n_items, raters, excluded)
+    return FleissResult(Value(value), n_items, size, excluded)

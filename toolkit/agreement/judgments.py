@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from toolkit.errors import FormatError
 
 if TYPE_CHECKING:
+    from toolkit.agreement.ratings import RatingTable
     from toolkit.judging.store import CampaignStore
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -41,14 +42,20 @@ class Rating(NamedTuple):
 class JudgmentSource:
     """Judgments read from ``path``; ``labels`` is the campaign's grade scale (None for a TSV).
 
-    ``excluded`` counts what was read but is not a grade (``skip``, ``unrateable``, ``gold``).
+    ``ratings`` holds the graded judgments column-wise (``toolkit.agreement.ratings``), which is what ``agree``
+    takes; ``judgments`` gives them as ``Rating`` records. ``excluded`` counts what was read but is not a grade
+    (``skip``, ``unrateable``, ``gold``).
     """
 
     path: str
     kind: str
-    judgments: tuple[Rating, ...]
+    ratings: RatingTable
     labels: tuple[int, ...] | None = None
     excluded: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def judgments(self) -> tuple[Rating, ...]:
+        return tuple(self.ratings)
 
 
 def is_campaign(path: str | Path) -> bool:
@@ -77,30 +84,40 @@ def load_judgments(path: str | Path, *, include_gold: bool = False) -> JudgmentS
 
 
 def read_judgments_tsv(path: str | Path, *, labels: Sequence[int] | None = None) -> JudgmentSource:
-    """Read a judgments file (TSV, or the JSONL ``judgments export`` writes) with ``judgments import``'s reader.
+    """Read a judgments file (TSV, CSV, or the JSONL ``judgments export`` writes) with ``judgments import``'s
+    rules.
 
     Every bad line is a ``path:line`` error (``toolkit.formats.judgments``), duplicates included; with
-    ``labels``, a grade outside them is an error at its line (the library could only name the item).
+    ``labels``, a grade outside them is an error at its line (the library could only name the item). The file
+    is read column-wise when the column reader can vouch for it (``toolkit.formats.judgment_table``).
     """
-    from toolkit.formats.judgments import read_judgment_file
+    import numpy as np
+    import pyarrow as pa
 
-    layout, rows = read_judgment_file(path, scale=labels, scale_name="the --labels scale")
-    out: list[Rating] = []
-    excluded: Counter[str] = Counter()
-    for row in rows:
-        if row.grade is None or row.action != "judge":
-            excluded[row.action] += 1
-        else:
-            out.append(Rating(row.assessor, row.query_id, row.doc_id, row.grade))
-    if not out:
+    from toolkit.agreement.ratings import RatingTable
+    from toolkit.formats.judgment_table import ACTIONS, read_judgment_table
+
+    table = read_judgment_table(path, scale=labels, scale_name="the --labels scale")
+    counts = np.bincount(table.action, minlength=len(ACTIONS))
+    excluded = {ACTIONS[i]: int(c) for i, c in enumerate(counts.tolist()) if i and c}
+    if not counts[0]:
         raise FormatError(
             path, None, "no graded judgments (every line is skip or unrateable); agreement needs grades"
         )
-    return JudgmentSource(str(path), layout, tuple(out), None, dict(excluded))
+    graded = table.action == 0
+    mask = pa.array(graded)
+    ratings = RatingTable.from_arrays(
+        table.assessor.filter(mask),
+        table.query_id.filter(mask),
+        table.doc_id.filter(mask),
+        table.grade[graded],
+    )
+    return JudgmentSource(str(path), table.layout, ratings, None, excluded)
 
 
 def read_campaign(path: str | Path, *, include_gold: bool = False) -> JudgmentSource:
     """Current ``judge`` decisions of every assessor in a campaign, and its grade scale."""
+    from toolkit.agreement.ratings import RatingTable
     from toolkit.judging.store import CampaignStore
 
     with CampaignStore.open(path) as store:
@@ -111,7 +128,9 @@ def read_campaign(path: str | Path, *, include_gold: bool = False) -> JudgmentSo
     ratings, excluded = ratings_from_records(kept)
     if len(kept) < len(current):
         excluded["gold"] = len(current) - len(kept)
-    return JudgmentSource(str(path), "campaign", ratings, scale or None, dict(excluded))
+    return JudgmentSource(
+        str(path), "campaign", RatingTable.from_ratings(ratings), scale or None, dict(excluded)
+    )
 
 
 def ratings_from_records(records: Iterable[object]) -> tuple[tuple[Rating, ...], Counter[str]]:

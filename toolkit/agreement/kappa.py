@@ -72,23 +72,38 @@ def undefined_reason(
     ``minimum`` (every report of ``agree``), the minimum-data rule (``toolkit.minimum``) applies first: kappa
     is estimated from at least 10 shared items.
     """
-    n = int(table.sum())
-    if n == 0:
-        return "no shared items"
-    short = shortfall(n, "shared items") if minimum else None
-    if short:
-        return short
-    if n == 1:
-        return "only 1 shared item (kappa needs at least 2)"
-    rows = table.sum(axis=1)
-    cols = table.sum(axis=0)
-    for i, label in enumerate(labels):
-        if rows[i] == n and cols[i] == n:
-            return (
-                f"both assessors rated all {n} shared items {category(label)}: chance agreement p_e = 1, "
-                "so kappa is undefined"
+    return undefined_reasons(table[None], labels, category=category, minimum=minimum)[0]
+
+
+def undefined_reasons(
+    tables: np.ndarray,
+    labels: Sequence[int],
+    *,
+    category: Callable[[int], str] = grade_category,
+    minimum: bool = False,
+) -> list[str | None]:
+    """``undefined_reason`` of each table of a stack (shape ``(T, k, k)``: one pair's topics), at once."""
+    n = tables.sum(axis=(1, 2))
+    constant = (tables.sum(axis=2) == n[:, None]) & (tables.sum(axis=1) == n[:, None])
+    reasons: list[str | None] = []
+    for count, flat, single in zip(
+        n.tolist(), constant.any(axis=1).tolist(), constant.argmax(axis=1).tolist(), strict=True
+    ):
+        short = shortfall(count, "shared items") if minimum else None
+        if count == 0:
+            reasons.append("no shared items")
+        elif short:
+            reasons.append(short)
+        elif count == 1:
+            reasons.append("only 1 shared item (kappa needs at least 2)")
+        elif flat:
+            reasons.append(
+                f"both assessors rated all {count} shared items {category(labels[single])}: chance agreement "
+                "p_e = 1, so kappa is undefined"
             )
-    return None
+        else:
+            reasons.append(None)
+    return reasons
 
 
 def constant_rater(
@@ -211,9 +226,13 @@ def bootstrap_ci(
     if topics_short is None:
         k = len(labels)
         draws = rng.integers(0, n_topics, size=(replicates, n_topics))
-        counts = np.zeros((replicates, n_topics), dtype=np.int64)
-        np.add.at(counts, (np.arange(replicates)[:, None], draws), 1)
-        tables = (counts @ topic_tables.reshape(n_topics, k * k)).reshape(replicates, k, k)
+        draws += np.arange(replicates)[:, None] * n_topics  # one bincount for every resample at once
+        counts = np.bincount(draws.reshape(-1), minlength=replicates * n_topics).reshape(replicates, n_topics)
+        del draws
+        # a float product runs on BLAS and is exact: every sum of counts stays far below 2**53
+        tables = (counts.astype(float) @ topic_tables.reshape(n_topics, k * k).astype(float)).reshape(
+            replicates, k, k
+        )
     out = []
     for kappa in kappas:
         if not kappa.estimate.defined or not kappa.se.defined:

@@ -172,9 +172,10 @@ def _describe(obj: Any) -> str:
 
 @dataclass(frozen=True)
 class Judgments:
-    """Graded judgments and the campaign's grade scale when known."""
+    """Graded judgments (a ``RatingTable`` from a file or campaign, else ``Rating``s) and the campaign's grade
+    scale when known."""
 
-    ratings: tuple[Rating, ...]
+    ratings: Sequence[Rating]
     labels: tuple[int, ...] | None = None
 
 
@@ -193,7 +194,7 @@ def load_judgments(
         if _URL.match(source) or is_campaign(source):
             return _from_campaign(source, include_gold)
         loaded = read_judgments_tsv(source, labels=labels)
-        return Judgments(loaded.judgments)
+        return Judgments(loaded.ratings)
     if _is_frame(source):
         from toolkit.formats.judgment_frames import judgments_from_frame
 
@@ -232,7 +233,7 @@ def _from_campaign(location: Any, include_gold: bool) -> Judgments:
     from toolkit.agreement.judgments import read_campaign
 
     loaded = read_campaign(location, include_gold=include_gold)
-    return Judgments(loaded.judgments, loaded.labels)
+    return Judgments(loaded.ratings, loaded.labels)
 
 
 DOCS_KINDS = (

@@ -87,7 +87,7 @@ def command(
         loaded = read_judgments_tsv(source, labels=labels)
     if labels is None and loaded.labels is not None:
         labels = list(loaded.labels)
-    result = agree(loaded.judgments, labels=labels, seed=seed, bootstrap=bootstrap)
+    result = agree(loaded.ratings, labels=labels, seed=seed, bootstrap=bootstrap)
     if result.nothing_to_compare:
         raise ToolkitError(
             f"{source}: nothing to compare: {result.nothing_to_compare}; agreement needs items that two or "

@@ -126,7 +126,7 @@ def command(
             per_query=per_query,
             topics=topics,
             by_class=by_class,
-            versions=versions(),
+            versions=versions() if fmt == "json" else None,  # only JSON records them; reading them costs
             pool_bias=bias,
             refusal=refusal,
             pool_bias_agreement=agreement,

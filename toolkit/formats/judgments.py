@@ -401,6 +401,15 @@ def _record_row(path: str | Path, number: int, record: dict[str, Any]) -> tuple[
     time = record.get("time")
     if time is not None and not isinstance(time, str):
         raise FormatError(path, number, f"expected a string or null time, found {_shown(time)}")
+    for name in ("assessor", "query_id", "doc_id", "note", "time"):
+        half = _surrogate(record.get(name))
+        if half:
+            raise FormatError(
+                path,
+                number,
+                f"{name} holds {half}, half of a UTF-16 surrogate pair and no character; write the character "
+                "itself",
+            )
     row = JudgmentRow(
         number,
         record["assessor"].strip(),
@@ -413,6 +422,21 @@ def _record_row(path: str | Path, number: int, record: dict[str, Any]) -> tuple[
         time or None,
     )
     return row, problem
+
+
+def _surrogate(value: Any) -> str | None:
+    """The first lone surrogate of a string as its JSON escape (``\\ud800``), or None.
+
+    JSON's ``\\ud800`` decodes to half a UTF-16 pair that no UTF-8 file, database or terminal takes: such a
+    name or note would fail later, far from its line.
+    """
+    if not isinstance(value, str):
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"\\u{ord(value[exc.start]):04x}"
+    return None
 
 
 def _shown(value: Any) -> str:

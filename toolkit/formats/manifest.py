@@ -14,7 +14,6 @@ import os
 import platform
 import sys
 from collections.abc import Iterable, Mapping
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,8 @@ _VERSIONED = ("trec-toolkit", "pytrec-eval-terrier", "ir-measures", "numpy", "sc
 
 def versions(extra: Iterable[str] = ()) -> dict[str, str]:
     """Versions of Python and of the libraries that affect numbers (read from metadata: no imports)."""
+    from importlib import metadata  # with its email and zipfile: only for the commands that record versions
+
     out = {"python": platform.python_version()}
     for dist in (*_VERSIONED, *extra):
         try:

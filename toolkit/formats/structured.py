@@ -12,7 +12,6 @@ parser's own error class — ``json.JSONDecodeError`` or ``tomllib.TOMLDecodeErr
 from __future__ import annotations
 
 import json
-import tomllib
 from typing import Any
 
 #: Nesting beyond which the parse error points (the parsers themselves stop near Python's recursion limit).
@@ -30,6 +29,8 @@ def loads_json(text: str) -> Any:
 
 def loads_toml(text: str) -> dict[str, Any]:
     """``tomllib.loads``; nesting too deep is a ``tomllib.TOMLDecodeError`` naming its line."""
+    import tomllib  # only TOML files need it (``score`` on TREC files does not)
+
     try:
         return tomllib.loads(text)
     except RecursionError:

@@ -41,14 +41,35 @@ _SGML_FIELDS: dict[str, tuple[str, str | None]] = {
     "smry": ("summary", r"Summary:"),
 }
 _TOPIC_FIELDS = {"id", "query", "description", "narrative"}
+#: Each field's label pattern, compiled once (not once per topic).
+_LABELS = {name: re.compile(rf"^(?:{label})\s*", re.I) for name, (_, label) in _SGML_FIELDS.items() if label}
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
 _TOP_OPEN = re.compile(r"<top>", re.I)
+_TOP_CLOSE = re.compile(r"</top>", re.I)
+_TOP_OPEN_CLOSE = re.compile(r"<(/?)top>", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)[^<>]*>")
 
 
 def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
+
+
+class _Lines:
+    """Line numbers of rising offsets in one text, counted from the previous one: linear in the text, where
+    counting from the start for each of a million topics was quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.line = 1
+
+    def at(self, offset: int) -> int:
+        if offset < self.offset:
+            return _line(self.text, offset)
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
 
 
 def _clean(text: str) -> str:
@@ -64,29 +85,40 @@ def looks_like_xml(text: str) -> bool:
 
 
 def sgml_specs(path: str | Path, text: str) -> Iterator[Spec]:
-    """One spec per ``<top>`` block; a block left open or nested in another is an error at its line."""
-    blocks = list(_TOP.finditer(text))
-    opens = [m.start() for m in _TOP_OPEN.finditer(text)]
-    if not blocks:
+    """One spec per ``<top>`` block; a block left open or nested in another is an error at its line.
+
+    The blocks are checked first, all of them, so that a block left open is reported before any topic's own
+    error; then the topics are made one at a time (a file of a million topics is never held as specs).
+    """
+    lines = _Lines(text)
+    first = _TOP_OPEN.search(text)
+    if first is None or _TOP_CLOSE.search(text, first.end()) is None:
         raise FormatError(
             path,
-            _line(text, opens[0]) if opens else None,
+            lines.at(first.start()) if first else None,
             "no <top> … </top> blocks found; expected TREC topics (or use .toml/.tsv/.jsonl/.xml)",
         )
-    starts = {m.start() for m in blocks}
-    for start in opens:
-        if start in starts:
+    inside = -1  # the end of the block the scan is in (-1: none)
+    for tag in _TOP_OPEN_CLOSE.finditer(text):
+        if tag.group(1):  # </top>
             continue
-        if any(m.start() < start < m.end() for m in blocks):
-            message = "<top> inside another <top>; is a </top> missing before it?"
-        else:
-            message = "<top> without its </top>; close each topic before the next starts"
-        raise FormatError(path, _line(text, start), message)
-    for block in blocks:
-        yield _line(text, block.start()), _sgml_topic(path, text, block)
+        start = tag.start()
+        if start < inside:
+            raise FormatError(
+                path, lines.at(start), "<top> inside another <top>; is a </top> missing before it?"
+            )
+        close = _TOP_CLOSE.search(text, tag.end())
+        if close is None:
+            raise FormatError(
+                path, lines.at(start), "<top> without its </top>; close each topic before the next starts"
+            )
+        inside = close.end()
+    lines = _Lines(text)
+    for block in _TOP.finditer(text):
+        yield lines.at(block.start()), _sgml_topic(path, text, block, lines)
 
 
-def _sgml_topic(path: str | Path, text: str, block: re.Match[str]) -> dict[str, Any]:
+def _sgml_topic(path: str | Path, text: str, block: re.Match[str], lines: _Lines) -> dict[str, Any]:
     body = block.group(1)
     base = block.start(1)
     parts: dict[str, list[str]] = {}
@@ -101,11 +133,11 @@ def _sgml_topic(path: str | Path, text: str, block: re.Match[str]) -> dict[str, 
         else:
             if name == "top":
                 raise FormatError(
-                    path, _line(text, base + tag.start()), "<top> inside another <top>; is a </top> missing?"
+                    path, lines.at(base + tag.start()), "<top> inside another <top>; is a </top> missing?"
                 )
             if name == "num" and "num" in parts:
                 raise FormatError(
-                    path, _line(text, base + tag.start()), "second <num> in one <top>; is a </top> missing?"
+                    path, lines.at(base + tag.start()), "second <num> in one <top>; is a </top> missing?"
                 )
             current = name
             parts.setdefault(name, [])
@@ -119,7 +151,7 @@ def _sgml_topic(path: str | Path, text: str, block: re.Match[str]) -> dict[str, 
         key, label = _SGML_FIELDS.get(name, (name, None))
         value = _clean(" ".join(pieces))
         if label:
-            value = re.sub(rf"^(?:{label})\s*", "", value, flags=re.I)
+            value = _LABELS[name].sub("", value)
         if not value:
             continue
         if key in _TOPIC_FIELDS:
@@ -127,7 +159,7 @@ def _sgml_topic(path: str | Path, text: str, block: re.Match[str]) -> dict[str, 
         else:
             metadata[key] = value
     if "id" not in spec:
-        raise FormatError(path, _line(text, block.start()), "topic without <num> (e.g. <num> Number: 301)")
+        raise FormatError(path, lines.at(block.start()), "topic without <num> (e.g. <num> Number: 301)")
     if "query" not in spec and "description" in spec:
         spec["query"] = spec["description"]  # TREC-4 style: the description is the whole topic
     spec["metadata"] = metadata
@@ -164,7 +196,9 @@ def xml_specs(path: str | Path, text: str) -> Iterator[Spec]:
             exc.position[0] if exc.position else None,
             f'invalid XML ({message}); expected <topic number="…"> elements',
         ) from None
-    elements = [root] if _local(root.tag) == "topic" else [e for e in root.iter() if _local(e.tag) == "topic"]
+    elements: list[Any] = (
+        [root] if _local(root.tag) == "topic" else [e for e in root.iter() if _local(e.tag) == "topic"]
+    )
     if not elements:
         raise FormatError(
             path,
@@ -172,11 +206,17 @@ def xml_specs(path: str | Path, text: str) -> Iterator[Spec]:
             'no <topic> elements found; expected Web-track XML like <topics><topic number="1"><query>…</query>'
             "</topic></topics>",
         )
-    found = [_line(text, m.start()) for m in re.finditer(r"<topic\b", text)]
+    counter = _Lines(text)
+    found = [counter.at(m.start()) for m in re.finditer(r"<topic\b", text)]
     # a <topic inside a comment or CDATA shifts the count: then no exact lines
     lines: list[int | None] = list(found) if len(found) == len(elements) else [None] * len(elements)
-    for element, where in zip(elements, lines, strict=True):
-        yield where, _xml_topic(path, where, element)
+    del root  # the topics hold the tree from here on, each freed once read (a million-topic tree is large)
+    for i, where in enumerate(lines):
+        element = elements[i]
+        elements[i] = None
+        spec = _xml_topic(path, where, element)
+        element.clear()  # a topic nested in this one keeps its own children: it is in ``elements`` itself
+        yield where, spec
 
 
 def _local(tag: Any) -> str:

@@ -23,12 +23,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import FormatError, SystemCallError, ToolkitWarning
 from toolkit.model import Run
-from toolkit.stats.result import Failures
-from toolkit.systems.runner import Failure
+
+if TYPE_CHECKING:  # imported where used: ``score`` asks about a bare run file, and needs neither
+    from toolkit.stats.result import Failures
+    from toolkit.systems.runner import Failure
 
 
 def manifest_failures(
@@ -36,6 +38,7 @@ def manifest_failures(
 ) -> tuple[Failure, ...]:
     """The failures a run manifest records (none for a run without a manifest, e.g. one made elsewhere)."""
     from toolkit.formats.manifest import failure_entries
+    from toolkit.systems.runner import Failure
 
     if not manifest:
         return ()
@@ -141,6 +144,8 @@ def comparison_failures(
     """The policy for comparisons: every run's failed topics, and for each candidate compared with a run that
     has some, the verdict "not comparable: N topics failed in RUN" — unless ``allow_failed``. A run whose
     failures are None (no manifest, ``recorded_failures``) is listed as ``unrecorded``."""
+    from toolkit.stats.result import Failures
+
     listed = {run: tuple(ids or ()) for run, ids in failed.items()}
     unrecorded = tuple(run for run, ids in failed.items() if ids is None)
     blocked: dict[str, str] = {}

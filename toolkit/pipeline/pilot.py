@@ -14,11 +14,15 @@ A run without a manifest (made elsewhere) is not a pilot: nothing says it is.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import UsageError
 from toolkit.model import Run
-from toolkit.systems.base import System
+
+if (
+    TYPE_CHECKING
+):  # ``score`` asks whether a run file is a pilot's; systems are for the commands that run them
+    from toolkit.systems.base import System
 
 
 def is_pilot_manifest(manifest: Mapping[str, Any] | None) -> bool:

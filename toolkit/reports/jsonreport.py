@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from types import MappingProxyType
 from typing import Any
 
 from toolkit.formats.text import json_inert
@@ -24,7 +25,7 @@ def render_json(document: Document) -> str:
 def _clean(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    if isinstance(value, dict):
+    if isinstance(value, dict | MappingProxyType):  # a read-only mapping the results share between topics
         return {k: _clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_clean(v) for v in value]

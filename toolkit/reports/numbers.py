@@ -6,8 +6,10 @@ Rounding happens only here, at the last moment; the JSON report never rounds.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from toolkit.stats.location import Interval
+if TYPE_CHECKING:  # the statistics package is loaded by the commands that compute intervals, not by ``score``
+    from toolkit.stats.location import Interval
 
 BUCKET_LABELS: dict[str, str] = {
     "fixed": "Fixed",

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.reports.document import Block, bullets, esc, heading, paragraph, table
 from toolkit.reports.numbers import num, pval
-from toolkit.stats.counts import reach_note
 
 if TYPE_CHECKING:
     from toolkit.model import TopicSet
@@ -135,6 +134,8 @@ def _change_row(candidate: str, outcome: str, c: OutcomeChange | None) -> list[s
 def comparison_blocks(result: ComparisonResult) -> list[Block]:
     """``compare``/``audit``'s section: each run's rates, then per candidate exact McNemar on the per-topic
     outcome (refusal on the expected-empty topics, empty result on the others) and the changed topics."""
+    from toolkit.stats.counts import reach_note  # the statistics package: for comparisons, not for ``score``
+
     if not declared(result.refusal):
         return []
     base = result.baseline

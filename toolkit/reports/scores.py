@@ -152,6 +152,22 @@ def _pool_bias_data(result: PoolBiasResult, agreement: Mapping[str, RankAgreemen
     }
 
 
+def _per_query(scores: RunScores) -> dict[str, Mapping[str, float]]:
+    """Each topic's values in measure order; a topic's own mapping when it is in that order already (so a
+    million topics that share one mapping of zeros are not copied a million times)."""
+    measures = list(scores.measures)
+    out: dict[str, Mapping[str, float]] = {}
+    in_order: Mapping[str, float] | None = None  # the last mapping found in order (shared ones recur)
+    for q in scores.query_ids:
+        values = scores.per_query[q]
+        if values is not in_order:
+            if list(values) != measures:
+                values = {m: values[m] for m in measures}
+            in_order = values
+        out[q] = values
+    return out
+
+
 def scores_data(
     results: Sequence[RunScores],
     *,
@@ -175,9 +191,7 @@ def scores_data(
                 "empty": list(scores.empty),
                 "ignored": list(scores.ignored),
                 "aggregate": {m: scores.aggregate[m] for m in scores.measures},
-                "per_query": {
-                    q: {m: scores.per_query[q][m] for m in scores.measures} for q in scores.query_ids
-                },
+                "per_query": _per_query(scores),
                 "by_class": {
                     cls: {"n": part.n, "measures": list(part.measures), "aggregate": dict(part.aggregate)}
                     for cls, part in classes.items()

@@ -21,7 +21,7 @@ Which provider computed each measure is in ``RunScores.providers`` (``toolkit.sc
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
 from toolkit.scoring.engine import Evaluator, ranking
 from toolkit.scoring.measures import is_count, is_geometric, parse_measures
-from toolkit.scoring.refusal import warn_judged_empty
+from toolkit.scoring.refusal import answered_topics, warn_judged_empty
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
@@ -115,9 +115,12 @@ class RunScores:
         computed here; ``all_measures=True`` aggregates every computed measure instead. Topics without a
         class go under ``"unclassified"``; denominator topics not in ``topics`` are left out.
         """
+        if topics.uniform:
+            return self._one_class(topics, all_measures=all_measures)
+        by_id = topics.by_id
         members: dict[str, list[str]] = {}
         class_measures: dict[str, dict[str, None]] = {}
-        by_id = topics.by_id
+        parsed: dict[tuple[str, ...], tuple[str, ...]] = {}  # a topic set names a handful of measure lists
         for query_id in self.query_ids:
             topic = by_id.get(query_id)
             if topic is None:
@@ -125,9 +128,11 @@ class RunScores:
             cls = topic.query_class or UNCLASSIFIED
             members.setdefault(cls, []).append(query_id)
             wanted = class_measures.setdefault(cls, {})
-            for m in _canonical_list(topics.measures_for(topic)):
-                if str(m) in self.measures:
-                    wanted.setdefault(str(m), None)
+            names = topics.measures_for(topic)
+            if names not in parsed:
+                parsed[names] = tuple(str(m) for m in _canonical_list(names) if str(m) in self.measures)
+            for m in parsed[names]:
+                wanted.setdefault(m, None)
         out: dict[str, ClassScores] = {}
         for cls, ids in members.items():
             measures = self.measures if all_measures else tuple(class_measures[cls]) or self.measures
@@ -135,6 +140,32 @@ class RunScores:
             agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ordered]) for m in measures}
             out[cls] = ClassScores(cls, tuple(ids), tuple(measures), agg)
         return out
+
+    def _one_class(self, topics: TopicSet, *, all_measures: bool) -> dict[str, ClassScores]:
+        """``by_class`` when no topic has a class or measures of its own: one class, ``"unclassified"``, whose
+        aggregate is the run's own when it holds every denominator topic (the same values added in the same
+        order), so a million-topic set is not grouped and added up again topic by topic."""
+        by_id = topics.by_id
+        ids = (
+            self.query_ids
+            if self.query_ids is topics.relevance_ids
+            else [q for q in self.query_ids if q in by_id]
+        )
+        if not ids:
+            return {}
+        measures = self.measures
+        if not all_measures:
+            measures = tuple(str(m) for m in _canonical_list(DEFAULT_MEASURES) if str(m) in self.measures)
+            measures = measures or self.measures
+        if len(ids) == len(self.query_ids):
+            part = ClassScores(
+                UNCLASSIFIED, self.query_ids, measures, {m: self.aggregate[m] for m in measures}
+            )
+        else:
+            ordered = _in_trec_order(ids)
+            agg = {m: aggregate_values(m, [self.per_query[q][m] for q in ordered]) for m in measures}
+            part = ClassScores(UNCLASSIFIED, tuple(ids), measures, agg)
+        return {UNCLASSIFIED: part}
 
 
 def _canonical_list(names: Iterable[str]) -> tuple[Measure, ...]:
@@ -205,10 +236,11 @@ def evaluate_many(
     _check_distinct(runs)
     names = tuple(str(m) for m in resolve_measures(measures, topics))
     query_ids = denominator(qrels, topics)
-    wanted = set(query_ids if topics is None else topics.ids)
+    judged = set(qrels.judgments)  # a set: a qrels mapping may answer ``in`` in Python, once per topic
+    wanted: Container[str] = set(query_ids) if topics is None else topics.by_id
+    unjudged = [] if topics is None else [q for q in query_ids if q not in judged]
     if topics is not None:
         warn_judged_empty(qrels, topics)
-        unjudged = [q for q in query_ids if q not in qrels.judgments]
         if unjudged:
             warnings.warn(
                 f"{len(unjudged)} of {len(query_ids)} topics have no qrels ({_sample(unjudged)}); "
@@ -227,7 +259,8 @@ def evaluate_many(
                 ToolkitWarning,
                 stacklevel=2,
             )
-        empty = tuple(q for q in query_ids if not run.results.get(q))
+        answered = answered_topics(run)
+        empty = tuple(q for q in query_ids if q not in answered)
         per_query = evaluator.score_run(run, query_ids)
         ordered = _in_trec_order(query_ids)
         aggregate = {m: aggregate_values(m, [per_query[q][m] for q in ordered]) for m in names}

@@ -50,17 +50,29 @@ class TableScorer:
         The topics the qrels judge are one batch (column-wise when both sides were read so), the others a
         second one, from dicts (a topic set's topics nobody judged: few, and none of their docs is judged).
         """
-        out: dict[str, dict[str, float]] = {q: {} for q in query_ids}
         if not self.measures or not query_ids:
-            return out
-        judged = self.qrels.judgments
+            return {q: {} for q in query_ids}
+        judged = set(
+            self.qrels.judgments
+        )  # a set: a qrels mapping may answer ``in`` in Python, once per topic
+        answered = {q for q, docs in run.results.items() if docs}
         inside = [q for q in query_ids if q in judged]
-        outside = [q for q in query_ids if q not in judged]
+        outside = [q for q in query_ids if q not in judged and q in answered]
+        silent = next((q for q in query_ids if q not in judged and q not in answered), None)
+        out: dict[str, dict[str, float]] = {q: {} for q in (*inside, *outside)}
         if inside:
             self._score(run, inside, build(run, self.qrels, inside, lambda: self.qrels_dict), out)
         if outside:
             self._score(run, outside, from_dicts(run, {}, outside), out)
-        return out
+        if silent is None:
+            return out if len(out) == len(query_ids) else {q: out[q] for q in query_ids}
+        # A topic neither the qrels nor the run have is scored on nothing, so every such topic has the same
+        # values: computed once, and that one dict shared by them all — a topic set of a million topics with a
+        # thousand judged holds one, not a million (callers read these values; they do not change them).
+        nothing: dict[str, dict[str, float]] = {silent: {}}
+        self._score(run, [silent], from_dicts(run, {}, [silent]), nothing)
+        shared = nothing[silent]
+        return {q: out.get(q, shared) for q in query_ids}
 
     def _score(self, run: Run, query_ids: list[str], batch: Any, out: dict[str, dict[str, float]]) -> None:
         import numpy as np

@@ -18,6 +18,7 @@ bare run file) cannot tell the two apart; its empty results count as refusals, w
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 from collections.abc import Collection
@@ -108,6 +109,16 @@ class RefusalScores:
         topic of this result left out."""
         from toolkit.scoring.evaluate import UNCLASSIFIED  # the key RunScores.by_class uses (import cycle)
 
+        by_id = topics.by_id
+        if topics.uniform and (
+            (self.expect_empty is topics.empty_ids and self.others is topics.relevance_ids)
+            or all(q in by_id for ids in (self.expect_empty, self.others) for q in ids)
+        ):
+            # No classes, and every topic of this result in the set: the one class is this result itself (the
+            # general path below would copy a million-topic result topic by topic to the same tuples).
+            if not self.expect_empty and not self.others:
+                return {}
+            return {UNCLASSIFIED: dataclasses.replace(self, reason=NO_EXPECT_EMPTY_IN_CLASS)}
         members: dict[str, list[str]] = {}
         counted = set(self.expect_empty) | set(self.others)
         for topic in topics:
@@ -135,12 +146,9 @@ def refusal_scores(
         expect_empty, others = (), tuple(qrels.query_ids) if qrels is not None else ()
         reason = NO_TOPIC_SET
     failures = frozenset(failed or ())
-    results = run.results
+    spoke = answered_topics(run) | failures  # not "returned nothing": answered, or failed
 
-    def nothing(query_id: str) -> bool:
-        return not results.get(query_id) and query_id not in failures
-
-    refused = tuple(q for q in expect_empty if nothing(q))
+    refused = tuple(q for q in expect_empty if q not in spoke)
     if failed is None and refused:
         warnings.warn(
             f"run {run.name} has no manifest, so a failed call cannot be told from a refusal: its "
@@ -153,11 +161,20 @@ def refusal_scores(
         expect_empty=tuple(expect_empty),
         refused=refused,
         others=tuple(others),
-        empty=tuple(q for q in others if nothing(q)),
-        failed=tuple(q for q in (*expect_empty, *others) if q in failures),
+        empty=tuple(q for q in others if q not in spoke),
+        failed=tuple(q for ids in (expect_empty, others) for q in ids if q in failures) if failures else (),
         recorded=failed is not None,
         reason=reason,
     )
+
+
+def answered_topics(run: Run) -> set[str]:
+    """The topics ``run`` returned at least one document for.
+
+    Asked once per run, not once per topic: a topic set of a million topics asks about each, and a run holds
+    results for far fewer.
+    """
+    return {q for q, docs in run.results.items() if docs}
 
 
 def warn_judged_empty(qrels: Qrels, topics: TopicSet) -> None:
