@@ -6,6 +6,11 @@ for ``shared/conformance/trec_eval/src``. It is built once into ``~/.cache/trec-
 tarball's hash, built in a temporary folder and renamed into place so that concurrent sessions never see half
 a build) and reused. Without the source, or without a C compiler, the tests that need the oracle are skipped
 with a one-line reason and the rest of the suite still runs.
+
+Every test starts in an empty folder of its own (``outside_the_repository``): the repository is a workspace,
+and a command run from it reads its ``toolkit.toml`` (topic set, measures, primary), so a test that wants the
+example workspace says so by copying it or by ``cwd=``; and tests run side by side (pytest-xdist) never write
+into one shared folder.
 """
 
 from __future__ import annotations
@@ -70,6 +75,12 @@ def build_trec_eval(tarball: Path) -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return binary
+
+
+@pytest.fixture(autouse=True)
+def outside_the_repository(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every test from an empty folder of its own (see the module docstring)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
 @pytest.fixture(scope="session")

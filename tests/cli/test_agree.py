@@ -455,3 +455,38 @@ def test_defect5_the_bootstrap_needs_ten_topics(tmp_path: Path) -> None:
         k["ci95_bootstrap_reason"]
         == "the topic bootstrap needs at least 10 topics with shared items (found 5)"
     )
+
+
+def test_per_topic_lists_the_topics_with_a_kappa_and_says_once_why_the_others_are_not(tmp_path: Path) -> None:
+    """At a 20 % overlap most topics share a few items: a row of "n/a" each would bury the ones with a value.
+    q1: 12 shared items (a kappa, checked against scikit-learn); q2 and q3: 2 and 3 shared items."""
+    from sklearn.metrics import cohen_kappa_score
+
+    alice = [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
+    bob = [0, 1, 2, 2, 0, 1, 3, 3, 1, 1, 2, 3]
+    rows = [
+        (who, "q1", f"d{i}", g)
+        for who, grades in (("alice", alice), ("bob", bob))
+        for i, g in enumerate(grades)
+    ]
+    rows += [(who, "q2", f"d{i}", i) for who in ("alice", "bob") for i in range(2)]
+    rows += [(who, "q3", f"d{i}", i) for who in ("alice", "bob") for i in range(3)]
+    path = tsv(tmp_path / "few.tsv", rows)
+    code, out, err = run(str(path), "--bootstrap", "0")
+    assert (code, err) == (0, "")
+    section = out.split("Per topic\n", 1)[1].split("\n\nGrade distributions", 1)[0].replace("\n\n", "\n")
+    section = section.splitlines()
+    expected = cohen_kappa_score(alice, bob)
+    assert section == [
+        "a      b    topic   n  agree%  unweighted  linear  quadratic",
+        f"alice  bob  q1     12    75.0      {expected:.4f}"
+        f"  {cohen_kappa_score(alice, bob, weights='linear'):.4f}"
+        f"     {cohen_kappa_score(alice, bob, weights='quadratic'):.4f}",
+        "2 of 3 topic rows are not listed: kappa per topic needs at least 10 items both assessors graded, and they "
+        "have 3 or fewer (each one's n and agree% are in --format json).",
+    ]
+    assert [t["query_id"] for t in agree_json(path, "--bootstrap", "0")["pairs"][0]["per_topic"]] == [
+        "q1",
+        "q2",
+        "q3",
+    ]

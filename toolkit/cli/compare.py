@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
+from toolkit.cli.options import (
+    emit,
+    evaluation_workspace,
+    format_option,
+    no_workspace_option,
+    output_option,
+    qrels_option,
+    topics_option,
+)
 
 
 def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
@@ -31,16 +39,21 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
 @click.command(context_settings={"max_content_width": 100})
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @qrels_option
-@topics_option("Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs.")
+@topics_option(
+    "Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs (default: "
+    "[workspace] topics, else the qrels' topics)."
+)
 @click.option(
     "--measures",
     default=None,
-    help="Measures, e.g. 'RR@10 P@1 nDCG@10' (default: RR@10 P@1 P@5 nDCG@10 Rprec AP).",
+    help="Measures, e.g. 'RR@10 P@1 nDCG@10' (default: [workspace] measures, else the topic set's class "
+    "measures, else RR@10 P@1 P@5 nDCG@10 Rprec AP).",
 )
 @click.option(
     "--primary",
     default=None,
-    help="The declared primary measure: the confirmatory test (default nDCG@10; added when not measured).",
+    help="The declared primary measure: the confirmatory test (default: [workspace] primary, else nDCG@10; "
+    "added when not measured).",
 )
 @click.option(
     "--test",
@@ -92,6 +105,7 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     is_flag=True,
     help="Give verdicts even when a run's manifest records failed topics (they are still listed).",
 )
+@no_workspace_option
 @format_option("table", "md", "json", "html", default="table")
 @output_option
 def command(
@@ -109,6 +123,7 @@ def command(
     zero_method: str,
     fail_on: str,
     allow_failed: bool,
+    no_workspace: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -128,7 +143,7 @@ def command(
     import sys
 
     from toolkit.errors import CheckFailed
-    from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.formats import read_qrels, read_run
     from toolkit.formats.run import run_name
     from toolkit.model import Run
     from toolkit.pipeline.failures import comparison_failures, recorded_failures_at
@@ -136,8 +151,11 @@ def command(
     from toolkit.reports import document, mark_pilot, render, write_markdown
     from toolkit.stats.comparison import compare_runs
 
+    settings = evaluation_workspace(no_workspace).evaluation(
+        topics=topics_path, measures=measures, primary=primary
+    )
+    topics = settings.topics
     qrels = read_qrels(qrels_path)
-    topics = read_topics(topics_path) if topics_path else None
     names = [run_name(p) for p in runs]
     # manifests only (pilot flag, failed topics): the runs themselves are read one at a time below
     pilots = pilot_runs([Run(results={}, name=n, path=str(p)) for n, p in zip(names, runs, strict=True)])
@@ -146,8 +164,8 @@ def command(
         (read_run(p) for p in runs),  # one at a time: each run is scored, summarised and freed
         qrels,
         topics=topics,
-        measures=measures,
-        primary=primary,
+        measures=settings.measures,
+        primary=settings.primary,
         alpha=alpha,
         seed=seed,
         margins=parse_margins(margins),

@@ -6,24 +6,38 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
+from toolkit.cli.options import (
+    emit,
+    evaluation_workspace,
+    format_option,
+    no_workspace_option,
+    output_option,
+    qrels_option,
+    topics_option,
+)
 
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @qrels_option
 @topics_option(
-    "Topic set (any topic format, or ir_datasets:ID): defines the topics that count (default: the qrels' topics)."
+    "Topic set (any topic format, or ir_datasets:ID): defines the topics that count (default: [workspace] "
+    "topics, else the qrels' topics)."
 )
 @click.option(
     "--measures",
     default=None,
     metavar="'M …'",
     help="Measures, space or comma separated, ir_measures syntax or trec_eval names "
-    "[default: the topic set's class measures, else 'RR@10 P@1 P@5 nDCG@10 R-Prec AP'].",
+    "[default: [workspace] measures, else the topic set's class measures, else "
+    "'RR@10 P@1 P@5 nDCG@10 R-Prec AP'].",
 )
 @click.option("--per-query", is_flag=True, help="Also show every topic's values.")
-@click.option("--by-class", is_flag=True, help="Also aggregate per query class (needs --topics).")
+@click.option(
+    "--by-class",
+    is_flag=True,
+    help="Also aggregate per query class (needs a topic set: --topics or the workspace's).",
+)
 @click.option(
     "--pool-bias",
     is_flag=True,
@@ -43,6 +57,7 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     help="Refuse run lines with text after column 6 (trec_eval ignores it; by default so does score, with "
     "one warning counting the lines).",
 )
+@no_workspace_option
 @format_option("table", "md", "html", "json", "csv", "tsv", "trec")
 @output_option
 def command(
@@ -55,12 +70,14 @@ def command(
     pool_bias: bool,
     pool_depth: int,
     strict: bool,
+    no_workspace: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
     """Score runs against qrels with trec_eval semantics (pytrec_eval via ir_measures).
 
-    The topics that count (n) are the topic set's, else the qrels'. A topic a run has no results for scores
+    The topics that count (n) are the topic set's (--topics, else [workspace] topics of the nearest
+    toolkit.toml), else the qrels'. A topic a run has no results for scores
     0 and is reported as empty; run topics outside the topic set/qrels are ignored with a warning. Topics
     declared expect = "empty" are left out of n and scored by their refusal outcome: refusal correctness
     and the empty-result rate (table, md, html, json).
@@ -74,18 +91,19 @@ def command(
       trec-toolkit score a.run b.run --qrels q.qrels --format json -o scores.json
       trec-toolkit score runs/bm25.run runs/bm25f.run --qrels qrels/human.qrels --pool-bias
     """
-    from toolkit.formats import read_qrels, read_run, read_topics, versions
+    from toolkit.formats import read_qrels, read_run, versions
     from toolkit.pipeline.failures import recorded_failures
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import mark_pilot, pilot_line, render
     from toolkit.reports.scores import scores_delimited, scores_document, scores_trec
-    from toolkit.scoring import evaluate_many, resolve_measures
+    from toolkit.scoring import evaluate_many
     from toolkit.scoring.judged import warn_unjudged
     from toolkit.scoring.refusal import refusal_scores
 
-    _check_options(fmt, by_class, topics_path is not None, pool_bias, len(runs))
-    topics = read_topics(topics_path) if topics_path is not None else None
-    wanted = resolve_measures(measures, topics)
+    settings = evaluation_workspace(no_workspace).evaluation(topics=topics_path, measures=measures)
+    topics = settings.topics
+    _check_options(fmt, by_class, topics is not None, pool_bias, len(runs))
+    wanted = settings.measure_list()
     qrels = read_qrels(qrels_path)
     loaded = [read_run(path, strict=strict) for path in runs]
     pilots = pilot_runs(loaded)
@@ -116,6 +134,7 @@ def command(
             versions=versions(),
             pool_bias=bias,
             refusal=refusal,
+            primary=settings.primary_name(),
         )
         text = render(mark_pilot(doc, pilots), fmt)
     emit(text, output)
@@ -142,7 +161,9 @@ def _check_options(fmt: str, by_class: bool, has_topics: bool, pool_bias: bool, 
     from toolkit.errors import UsageError
 
     if by_class and not has_topics:
-        raise UsageError("--by-class needs --topics (the topic set names each topic's class)")
+        raise UsageError(
+            "--by-class needs a topic set (it names each topic's class): pass --topics or set [workspace] topics"
+        )
     if by_class and fmt == "trec":
         raise UsageError(
             "--by-class is not available with --format trec; use table, md, html, json, csv or tsv"

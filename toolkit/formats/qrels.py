@@ -10,6 +10,7 @@ from typing import Any
 from toolkit.errors import FormatError
 from toolkit.formats.irds import is_irds, read_irds_qrels
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
+from toolkit.formats.run import RUN_COLUMNS
 from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
 from toolkit.model import Qrels
 
@@ -44,7 +45,9 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
     count = 0
     for number, parts in iter_trec_fields(path):
         if len(parts) != 4:
-            raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}")
+            swapped = f" — a run line ({RUN_COLUMNS})? did you swap the run and the qrels?"
+            hint = swapped if len(parts) == 6 and count == 0 else ""  # the first line: a run file
+            raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}{hint}")
         query_id, _iteration, doc_id, rel_text = parts
         try:
             relevance = parse_grade(rel_text)
