@@ -77,6 +77,28 @@ def build_trec_eval(tarball: Path) -> Path:
     return binary
 
 
+#: Tests that run one after another on one pytest-xdist worker, by the resource they drive: each starts
+#: processes that want a CPU of their own and waits on them with deadlines (a terminal under tmux, chromium,
+#: the PostgreSQL server shared with other sessions), so two of a kind at once only test the machine's load.
+SERIAL_GROUPS = {
+    "terminal": lambda item: item.path.name == "test_tmux.py",
+    "browser": lambda item: item.path.parent.name == "browser",
+    "postgresql": lambda item: "pg_server" in getattr(item, "fixturenames", ())
+    or "postgres" in item.path.name
+    or getattr(getattr(item, "callspec", None), "params", {}).get("location") == "postgresql",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``)."""
+    for item in items:
+        for group, member in SERIAL_GROUPS.items():
+            if member(item):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
 @pytest.fixture(autouse=True)
 def outside_the_repository(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run every test from an empty folder of its own (see the module docstring)."""
