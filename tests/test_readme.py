@@ -65,3 +65,18 @@ def test_the_pipeline_drawing_is_one_drawing_and_its_lines_meet() -> None:
             where = f"line {row + 1}, column {column + 1}: {a!r} over {b!r}"
             assert a not in DOWN or b in UP, where
             assert b not in UP or a in DOWN or (a.strip() and a not in LINES), where
+
+
+def test_the_changelog_keeps_a_changelog() -> None:
+    """What a user needs, in Keep a Changelog's shape: release headings, its six kinds of change, one bullet
+    per change, no notes addressed to whoever writes it (comments) and no issue numbers."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.startswith("# Changelog\n")
+    assert "<!--" not in text
+    assert not re.search(r"\bissues? \d+", text, re.I)
+    releases = re.findall(r"^## (.+)$", text, re.M)
+    assert releases and all(
+        re.fullmatch(r"\[Unreleased\]|\[\d+\.\d+\.\d+\] - \d{4}-\d{2}-\d{2}", r) for r in releases
+    )
+    kinds = set(re.findall(r"^### (.+)$", text, re.M))
+    assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}, kinds
