@@ -1,6 +1,6 @@
-"""Benchmark (issue 13): ``score`` and the ``trec_eval`` drop-in side by side with the trec_eval 10 binary.
+"""Benchmark: ``score`` and the ``trec_eval`` drop-in side by side with the trec_eval 10 binary.
 
-Generates the issue's file — 5,000 topics × 1,000 docs (doc ids like ``doc17-523``), 4-decimal scores decreasing
+Generates the file — 5,000 topics × 1,000 docs (doc ids like ``doc17-523``), 4-decimal scores decreasing
 down each list with occasional ties (listed in random doc order), ~50 relevant docs per topic with grades 1–3
 (and ~50 judged non-relevant), one ``#`` comment line at the top and every 7th line tab-separated — and the same
 run without the comment line and the tabs. On each it times, in its own subprocess from files on disk:
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def generate(folder: Path, topics: int, docs: int, seed: int = 13) -> tuple[Path, Path, Path]:
-    """The issue's run (comment line, every 7th line tab-separated), the same run plain, and the qrels.
+    """The run (comment line, every 7th line tab-separated), the same run plain, and the qrels.
 
     Doc ids ``doc{a}-{b}`` come from a collection of 200,000 docs, so docs recur across topics as in a real
     run. Scores start near 30 and fall by 0.0001–0.05 per rank, by 0 (a tie) one time in 20; tied docs are

@@ -1,4 +1,4 @@
-"""Judging in a real browser through ``trec-toolkit judge --serve`` (issue 18).
+"""Judging in a real browser through ``trec-toolkit judge --serve`` (docs/design.md §8).
 
 Every check of what was judged reads the campaign through a second connection (the store's own API), never
 the app's memory; what the browser shows is the terminal screen it received (conftest.py).
@@ -67,7 +67,7 @@ def test_judging_in_a_browser_writes_the_store_and_a_reload_resumes(
 def test_two_assessors_at_once_one_in_a_terminal_one_in_a_browser(
     tmp_path: Path, serve: Any, page: Any
 ) -> None:
-    """Done when (issue 18): alice judges in a terminal, bob in the browser, into one campaign, at once."""
+    """Alice judges in a terminal, bob in the browser, into one campaign, at once."""
     path = build_campaign(tmp_path / "camp.sqlite", assessors=("alice", "bob"))
     server = serve("judge", str(path), "--assessor", "bob")
     page.open(server.url)

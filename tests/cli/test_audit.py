@@ -222,7 +222,7 @@ def test_example_workspace_audit(tmp_path: Path):
     assert done.stdout.startswith("Audit of bm25f against bm25 on stdlib (61 topics, primary RR@10")
     for suffix in ("md", "json", "html"):
         assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
-    # the issue's "done when": the confirmatory family, the exploratory per-class tables and Judged@k
+    # the audit's reading order (docs/design.md §7): the confirmatory family, the exploratory per-class tables and Judged@k
     md = (tmp_path / "audits" / "audit.md").read_text()
     for section in (
         "## Verdict",
@@ -239,7 +239,7 @@ def test_example_workspace_audit(tmp_path: Path):
     assert len(list((tmp_path / "audits").glob("audit-*.png"))) == 3
 
 
-# --- Issue 12 defects 6 and 7: failed topics and Judged@k are part of every audit ------------------------
+# --- Failed topics and Judged@k are part of every audit (docs/design.md §7) ------------------------
 
 
 @pytest.fixture
@@ -255,7 +255,7 @@ def flaky_ws(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_defect6_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, monkeypatch) -> None:
+def test_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, monkeypatch) -> None:
     monkeypatch.setenv("FAKE_FAIL", "flaky:t3,flaky:t7")
     code, out, err = audit("--config", str(flaky_ws / "toolkit.toml"))
     assert code == 0, err
@@ -270,7 +270,7 @@ def test_defect6_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, mon
     assert "t3 t7" in md
 
 
-def test_defect6_allow_failed_gives_the_verdict_and_still_lists_the_failures(
+def test_allow_failed_gives_the_verdict_and_still_lists_the_failures(
     flaky_ws: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("FAKE_FAIL", "flaky:t3,flaky:t7")
@@ -284,7 +284,7 @@ def test_defect6_allow_failed_gives_the_verdict_and_still_lists_the_failures(
     assert "2 topics failed in flaky (allowed with --allow-failed)" in out
 
 
-def test_defect7_audit_reports_judged_at_k(workspace: Path) -> None:
+def test_audit_reports_judged_at_k(workspace: Path) -> None:
     code, _, err = audit("--config", str(workspace / "toolkit.toml"))
     assert code == 0, err
     doc = json.loads((workspace / "audits" / "audit.json").read_text())
@@ -330,7 +330,7 @@ def cand(query, depth):
 
 
 def test_audit_of_three_thousand_topics_with_rr_at_1000(tmp_path: Path, monkeypatch) -> None:
-    """The issue's "done when": audit succeeds on 3,000-topic runs with RR@1000 among the measures."""
+    """Audit succeeds on 3,000-topic runs with RR@1000 among the measures."""
     (tmp_path / "topics").mkdir()
     (tmp_path / "qrels").mkdir()
     (tmp_path / "bigsys.py").write_text(SYSTEMS_MODULE)

@@ -1,4 +1,4 @@
-"""Issue 14 item 1 through the CLI: topics declared ``expect = "empty"`` — refusal correctness, the
+"""Through the CLI (docs/design.md §5, Denominator): topics declared ``expect = "empty"`` — refusal correctness, the
 empty-result rate, the denominator, the failure rule, McNemar in ``compare``/``audit``, and ``gate`` rules.
 
 Every expected number is a hand computation on the small fixture below (comments give the sums); McNemar's

@@ -1,4 +1,4 @@
-"""Issue 11 item 13: run names, topic ids and topic text are text in every report, never markup.
+"""Run names, topic ids and topic text are text in every report, never markup.
 
 Names come from outside (file names, ``toolkit.toml``, topic sets): a run named ``<script>…`` must not become a
 tag in the HTML or the Markdown report, a ``|`` must not end a table cell, a backtick or ``**`` must not

@@ -163,7 +163,7 @@ def test_estimates_need_ten_topics_by_the_minimum_data_rule():
 
 
 def test_noninferiority_needs_spread_and_ten_topics():
-    """Issue 12 defect 4: one topic, or every difference equal, used to give p = 0 and "holds"."""
+    """One topic, or every difference equal, used to give p = 0 and "holds"."""
     one = paired_test({"a": 0.2}, {"a": 0.5}, measure="RR@10", margin=0.05).noninferiority
     assert (one.pvalue, one.holds, one.reason) == (None, None, "needs at least 10 topics (found 1)")
     ids = [f"q{i}" for i in range(12)]

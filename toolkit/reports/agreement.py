@@ -1,6 +1,6 @@
 """The document of an ``AgreementResult`` (``agree``): the JSON contract and the tables people read.
 
-The JSON keeps the issue's keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
+The JSON keeps its first keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
 ``percent_agreement``/``kappa``/``binarised``, ``fleiss``, ``krippendorff``) in that order and adds more after
 them; every undefined number is ``null`` next to its reason (``reason`` in the same object, or
 ``<key>_reason``), never NaN. In the tables an undefined cell reads ``n/a [k]``, and the reasons are listed
@@ -95,7 +95,7 @@ def pair_dict(p: PairAgreement, labels: Sequence[int]) -> dict[str, Any]:
 
 
 def agreement_data(result: AgreementResult) -> dict[str, Any]:
-    """The JSON contract of ``agree`` (keys after ``schema_version``, in the issue's order, then additions)."""
+    """The JSON contract of ``agree`` (keys after ``schema_version``, in their first order, then additions)."""
     alpha = result.krippendorff
     levels = ("nominal", "ordinal", "interval")
     return {

@@ -1,4 +1,4 @@
-"""Families of tests and the words a comparison may use about each result (docs/design.md §7, issue 12).
+"""Families of tests and the words a comparison may use about each result (docs/design.md §7).
 
 A comparison asks many questions; what it may *claim* depends on which family a question belongs to:
 

@@ -2,7 +2,7 @@
 
 Every string that comes from the campaign — document text and title, doc id, topic text, notes, grade
 definitions — passes through ``toolkit.formats.text.visible`` before it becomes a renderable, so a control
-sequence planted in a document is shown (``␛[2J``), never obeyed (issue 11.8).
+sequence planted in a document is shown (``␛[2J``), never obeyed (docs/design.md §5, Limits).
 
 A document is rendered by its declared format (``[docs] format``, recorded by the campaign): ``text`` keeps
 its line breaks; ``markdown`` is rendered by Rich, with links shown as text followed by their address (never
