@@ -83,9 +83,11 @@ def build_trec_eval(tarball: Path) -> Path:
 SERIAL_GROUPS = {
     "terminal": lambda item: item.path.name == "test_tmux.py",
     "browser": lambda item: item.path.parent.name == "browser",
-    "postgresql": lambda item: "pg_server" in getattr(item, "fixturenames", ())
-    or "postgres" in item.path.name
-    or getattr(getattr(item, "callspec", None), "params", {}).get("location") == "postgresql",
+    "postgresql": lambda item: (
+        "pg_server" in getattr(item, "fixturenames", ())
+        or "postgres" in item.path.name
+        or getattr(getattr(item, "callspec", None), "params", {}).get("location") == "postgresql"
+    ),
 }
 
 

@@ -270,9 +270,7 @@ def test_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, monkeypatch
     assert "t3 t7" in md
 
 
-def test_allow_failed_gives_the_verdict_and_still_lists_the_failures(
-    flaky_ws: Path, monkeypatch
-) -> None:
+def test_allow_failed_gives_the_verdict_and_still_lists_the_failures(flaky_ws: Path, monkeypatch) -> None:
     monkeypatch.setenv("FAKE_FAIL", "flaky:t3,flaky:t7")
     code, out, err = audit("--config", str(flaky_ws / "toolkit.toml"), "--allow-failed")
     assert code == 0, err

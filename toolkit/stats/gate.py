@@ -60,9 +60,7 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
 }
 #: What a rule compares: the candidate's mean (``value``, the default), or its change from the baseline.
 QUANTITIES = ("value", "drop", "delta")
-GRAMMAR = (
-    f"MEASURE [{'|'.join(QUANTITIES)}] {'|'.join(OPERATORS)} NUMBER [class=CLASS], e.g. 'nDCG@10 drop <= 0.05'"
-)
+GRAMMAR = f"MEASURE [{'|'.join(QUANTITIES)}] {'|'.join(OPERATORS)} NUMBER [class=CLASS], e.g. 'nDCG@10 drop <= 0.05'"
 
 _RULE = re.compile(
     rf"^\s*(?P<measure>\S+?)\s*(?:\s(?P<quantity>{'|'.join(QUANTITIES)})\s*)?"

@@ -30,6 +30,7 @@ from toolkit.systems.parsers import Parser
 if TYPE_CHECKING:
     from toolkit.systems.preflight import Preflight
 
+
 def fill_argv(template: Sequence[str], **values: str) -> list[str]:
     """An argv with its placeholders filled; ``{python}`` is always ``sys.executable``."""
     values = {"python": sys.executable, **values}
