@@ -6,15 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import (
-    emit,
-    evaluation_workspace,
-    format_option,
-    no_workspace_option,
-    output_option,
-    qrels_option,
-    topics_option,
-)
+from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
 
 
 def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
@@ -38,8 +30,7 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
 
 @click.command(context_settings={"max_content_width": 100})
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@qrels_option
-@topics_option(
+@evaluation_options(
     "Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs (default: "
     "[workspace] topics, else the qrels' topics)."
 )
@@ -105,7 +96,6 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     is_flag=True,
     help="Give verdicts even when a run's manifest records failed topics (they are still listed).",
 )
-@no_workspace_option
 @format_option("table", "md", "json", "html", default="table")
 @output_option
 def command(

@@ -7,15 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import (
-    emit,
-    evaluation_workspace,
-    format_option,
-    no_workspace_option,
-    output_option,
-    qrels_option,
-    topics_option,
-)
+from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
 
 if TYPE_CHECKING:
     from toolkit.workspace import Workspace
@@ -36,8 +28,7 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The run being checked.",
 )
-@qrels_option
-@topics_option(
+@evaluation_options(
     "Topic set (needed for class= rules, win_rate and refusal; default: [workspace] topics, else the qrels' "
     "topics)."
 )
@@ -63,7 +54,6 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Gate even when a run's manifest records failed topics (they are still listed).",
 )
-@no_workspace_option
 @format_option("table", "md", "html", "json", default="table")
 @output_option
 def command(

@@ -76,14 +76,20 @@ def topics_option(help_text: str) -> Callable[[F], F]:
     return decorate
 
 
-def no_workspace_option(func: F) -> F:
-    """``--no-workspace``: leave the nearest toolkit.toml out, for files that are not the workspace's."""
-    return click.option(
-        "--no-workspace",
-        is_flag=True,
-        help="Ignore toolkit.toml (its topic set, measures and primary): evaluate files that are not the "
-        "workspace's on the options alone.",
-    )(func)
+def evaluation_options(topics_help: str) -> Callable[[F], F]:
+    """``--qrels``, ``--topics`` and ``--no-workspace``: what ``score``, ``compare`` and ``gate`` evaluate on
+    (the workspace's settings unless an option says otherwise: ``evaluation_workspace``)."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--no-workspace",
+            is_flag=True,
+            help="Ignore toolkit.toml (its topic set, measures and primary): evaluate files that are not the "
+            "workspace's on the options alone.",
+        )(func)
+        return qrels_option(topics_option(topics_help)(func))
+
+    return decorate
 
 
 def evaluation_workspace(no_workspace: bool, config: Path | None = None) -> Workspace:

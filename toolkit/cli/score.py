@@ -6,21 +6,12 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import (
-    emit,
-    evaluation_workspace,
-    format_option,
-    no_workspace_option,
-    output_option,
-    qrels_option,
-    topics_option,
-)
+from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
 
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@qrels_option
-@topics_option(
+@evaluation_options(
     "Topic set (any topic format, or ir_datasets:ID): defines the topics that count (default: [workspace] "
     "topics, else the qrels' topics)."
 )
@@ -57,7 +48,6 @@ from toolkit.cli.options import (
     help="Refuse run lines with text after column 6 (trec_eval ignores it; by default so does score, with "
     "one warning counting the lines).",
 )
-@no_workspace_option
 @format_option("table", "md", "html", "json", "csv", "tsv", "trec")
 @output_option
 def command(
