@@ -15,6 +15,7 @@ into one shared folder.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -79,8 +80,10 @@ def build_trec_eval(tarball: Path) -> Path:
 
 #: Tests that run one after another on one pytest-xdist worker, by the resource they drive: each starts
 #: processes that want a CPU of their own and waits on them with deadlines (a terminal under tmux, chromium,
-#: the PostgreSQL server shared with other sessions), so two of a kind at once only test the machine's load.
+#: the PostgreSQL server shared with other sessions), so two of a kind at once only test the machine's load;
+#: and ranx, whose numba functions take a process a minute to load: once per run, not once per worker.
 SERIAL_GROUPS = {
+    "ranx": lambda item: _imports_ranx(item.path),
     "terminal": lambda item: item.path.name == "test_tmux.py",
     "browser": lambda item: item.path.parent.name == "browser",
     "postgresql": lambda item: (
@@ -89,6 +92,11 @@ SERIAL_GROUPS = {
         or getattr(getattr(item, "callspec", None), "params", {}).get("location") == "postgresql"
     ),
 }
+
+
+@functools.cache
+def _imports_ranx(path: Path) -> bool:
+    return "import ranx" in path.read_text(encoding="utf-8")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from toolkit.cli import main
 
-DATA = "tests/data/trec_eval"
+DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
 
 def test_rel_zero_is_refused_with_one_line() -> None:
