@@ -79,18 +79,14 @@ def build_trec_eval(tarball: Path) -> Path:
 
 
 #: Tests that run one after another on one pytest-xdist worker, by the resource they drive: each starts
-#: processes that want a CPU of their own and waits on them with deadlines (a terminal under tmux, chromium,
-#: the PostgreSQL server shared with other sessions), so two of a kind at once only test the machine's load;
-#: and ranx, whose numba functions take a process a minute to load: once per run, not once per worker.
+#: processes that want a CPU of their own and waits on them with deadlines (a terminal under tmux, chromium),
+#: so two of a kind at once only test the machine's load; and ranx, whose numba functions take a process a
+#: minute to load: once per run, not once per worker. (The PostgreSQL tests need no group: each uses a
+#: campaign of its own, as sessions sharing the server do.)
 SERIAL_GROUPS = {
     "ranx": lambda item: _imports_ranx(item.path),
     "terminal": lambda item: item.path.name == "test_tmux.py",
     "browser": lambda item: item.path.parent.name == "browser",
-    "postgresql": lambda item: (
-        "pg_server" in getattr(item, "fixturenames", ())
-        or "postgres" in item.path.name
-        or getattr(getattr(item, "callspec", None), "params", {}).get("location") == "postgresql"
-    ),
 }
 
 
