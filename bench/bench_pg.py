@@ -11,6 +11,11 @@ acknowledge latency percentiles over every call. The campaign is dropped afterwa
     .venv/bin/python bench/bench_pg.py --url postgresql://user@127.0.0.1:5432/db
     .venv/bin/python bench/bench_pg.py --url … --think-ms 50      # the concurrency test's load
 
+With ``--logins`` every assessor process connects as a login role of its own (created for the run, a member
+of ``trec_assessor`` only, mapped with ``campaign member``; the server user needs CREATEROLE), so each INSERT
+passes the server's row-level security checks, as real assessors' do; without it they connect as the
+organiser, whom the checks do not apply to.
+
 The TUI latency on PostgreSQL (key → next document, 10,000-item pool) is bench/bench_judge.py --url ….
 Not a timed test: run it by hand; docs/benchmarks.md quotes its output.
 """
@@ -55,6 +60,40 @@ def build(url: str, assessors: list[str], items: int) -> list[tuple[str, str]]:
     return pool
 
 
+def as_login(url: str, login: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, f"{login}@{host}", parts.path, parts.query, parts.fragment))
+
+
+def make_logins(server: str, url: str, names: list[str], tag: str) -> dict[str, str]:
+    """One login role per assessor (password: $PGPASSWORD), mapped to it; returns name → its campaign URL."""
+    from psycopg import sql
+
+    urls = {}
+    with admin(server) as conn, CampaignStore.open(url) as store:
+        for name in names:
+            role = f"{tag}_{name}"
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE trec_assessor").format(
+                    sql.Identifier(role), sql.Literal(os.environ.get("PGPASSWORD", ""))
+                )
+            )
+            store.set_login(role, name)
+            urls[name] = as_login(url, role)
+    return urls
+
+
+def admin(server: str):
+    import psycopg
+
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    return psycopg.connect(parse_campaign_url(server, campaign_required=False).conninfo, autocommit=True)
+
+
 def assessor(url: str, name: str, pool, judgments: int, think_ms: float, barrier, out) -> None:
     rng = random.Random(name)
     latencies: list[float] = []
@@ -70,16 +109,13 @@ def assessor(url: str, name: str, pool, judgments: int, think_ms: float, barrier
         out.put((name, latencies, time.perf_counter()))
 
 
-def drop(server: str, name: str) -> None:
-    import psycopg
+def drop(server: str, name: str, roles: list[str]) -> None:
     from psycopg import sql
 
-    from toolkit.judging.postgres.url import parse_campaign_url
-
-    with psycopg.connect(
-        parse_campaign_url(server, campaign_required=False).conninfo, autocommit=True
-    ) as conn:
+    with admin(server) as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+        for role in roles:
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,18 +125,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judgments", type=int, default=500, help="per assessor")
     parser.add_argument("--think-ms", type=float, default=0.0, help="random think time 0..N ms per judgment")
     parser.add_argument("--items", type=int, default=500)
+    parser.add_argument(
+        "--logins", action="store_true", help="each assessor as a login of its own (see above)"
+    )
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("give --url postgresql://user@host:port/db (or set TOOLKIT_TEST_PG)")
     name = f"bench_{uuid.uuid4().hex[:12]}"
     url = campaign_url(args.url, name)
     names = [f"a{i:02d}" for i in range(args.assessors)]
+    roles = [f"{name}_{n}" for n in names] if args.logins else []
     try:
         pool = build(url, names, args.items)
+        urls = make_logins(args.url, url, names, name) if args.logins else dict.fromkeys(names, url)
         ctx = mp.get_context("fork")
         barrier, out = ctx.Barrier(args.assessors + 1), ctx.Queue()
         procs = [
-            ctx.Process(target=assessor, args=(url, n, pool, args.judgments, args.think_ms, barrier, out))
+            ctx.Process(target=assessor, args=(urls[n], n, pool, args.judgments, args.think_ms, barrier, out))
             for n in names
         ]
         for p in procs:
@@ -115,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         with CampaignStore.open(url) as store:
             logged = len(store.log())
     finally:
-        drop(args.url, name)
+        drop(args.url, name, roles)
     total = args.assessors * args.judgments
     if logged != total:
         print(f"error: {logged} events logged, {total} acknowledged", file=sys.stderr)
@@ -124,8 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     def pct(q: float) -> float:
         return latencies[min(len(latencies) - 1, int(q * len(latencies)))]
 
+    who = "each as its own login (row-level security)" if args.logins else "as the organiser"
     print(
-        f"{args.assessors} assessors × {args.judgments} judgments, think time 0–{args.think_ms:g} ms: "
+        f"{args.assessors} assessors × {args.judgments} judgments, {who}, think time 0–{args.think_ms:g} ms: "
         f"{total / (end - start):.0f} acknowledged judgments/s in aggregate ({end - start:.1f} s)"
     )
     print(

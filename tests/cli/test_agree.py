@@ -92,7 +92,7 @@ def test_a1_table_output_exactly(tmp_path: Path) -> None:
 def test_a1_json(tmp_path: Path) -> None:
     doc = agree_json(write_tsv(tmp_path / "a1.tsv", expand_table(A1_TABLE, A1_GRADES, topics=5)))
     assert list(doc)[:5] == ["schema_version", "labels", "pairs", "fleiss", "krippendorff"]
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     assert doc["labels"] == [0, 1]
     (pair,) = doc["pairs"]
     assert list(pair)[:6] == ["a", "b", "n", "percent_agreement", "kappa", "binarised"]

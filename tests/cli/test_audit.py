@@ -103,7 +103,10 @@ def test_audit_writes_every_file_and_a_summary(workspace: Path):
     assert "good: rank 1 fixed 3, degraded 0, unchanged 1, both-suboptimal 0" in out
     assert "good: preferences won 1, lost 0, tied 0" in out
     # 4 topics: fewer than the 10 the minimum-data rule asks of an interval, so no non-inferiority claim
-    assert "good: RR@10 non-inferiority: undefined (needs at least 10 topics (found 4))" in out
+    assert (
+        "good: RR@10 non-inferiority: undefined (a non-inferiority claim that holds under skewed per-topic "
+        "differences needs at least 30 topics (found 4))" in out
+    )
     doc = json.loads((workspace / "audits" / "audit.json").read_text())
     assert doc["baseline"] == "bad" and doc["runs"] == ["bad", "good"]
     assert doc["comparisons"][0]["delta"] == pytest.approx(0.875 - 0.458333333)

@@ -69,7 +69,7 @@ def test_json_schema_unrounded_with_versions() -> None:
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {"schema_version", "measures", "runs", "versions"}
-    assert doc["schema_version"] == 2 and doc["measures"] == ["AP", "nDCG@10"]
+    assert doc["schema_version"] == 3 and doc["measures"] == ["AP", "nDCG@10"]
     assert {"python", "pytrec-eval-terrier", "ir-measures"} <= set(doc["versions"])
     (run,) = doc["runs"]
     assert set(run) == {

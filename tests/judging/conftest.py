@@ -62,6 +62,33 @@ def make_campaign():
     return build
 
 
+def downgrade_sqlite(conn, version: int) -> None:
+    """Take an SQLite campaign back to schema ``version``, as a campaign made then would be: what the
+    declaration added later is dropped (tables, columns, indexes), and SQLite's REPLACE guard before 2."""
+    from toolkit.judging.sql.tables import TABLES
+    from toolkit.judging.sqlite.schema import REPLACE_GUARD
+
+    if version < REPLACE_GUARD:
+        conn.execute("DROP TRIGGER IF EXISTS judgment_log_no_replace")
+    for table in TABLES:
+        if table.since > version:
+            conn.execute(f"DROP TABLE {table.name}")
+            continue
+        for index in table.indexes:
+            if index.since > version:
+                conn.execute(f"DROP INDEX IF EXISTS {index.name}")
+        for column in table.stored("sqlite"):
+            if column.since > version:
+                conn.execute(f"ALTER TABLE {table.name} DROP COLUMN {column.name}")
+    conn.execute(f"PRAGMA user_version = {version}")
+
+
+@pytest.fixture
+def downgrade():
+    """``downgrade_sqlite``, as a fixture."""
+    return downgrade_sqlite
+
+
 PG_ENV = "TOOLKIT_TEST_PG"
 PG_REASON = f"set {PG_ENV}=postgresql://user@host:port/db to run them (docs/postgresql.md)"
 
@@ -128,6 +155,14 @@ def drop_campaign(server: str, name: str) -> None:
 @pytest.fixture
 def pg_location(pg_server: str) -> Iterator[str]:
     """A campaign URL on the test server, not created yet; dropped after the test."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    yield campaign_url(pg_server, name)
+    drop_campaign(pg_server, name)
+
+
+@pytest.fixture
+def other_pg_location(pg_server: str) -> Iterator[str]:
+    """A second campaign URL on the test server (a copy's target), dropped after the test."""
     name = f"t_{uuid.uuid4().hex[:16]}"
     yield campaign_url(pg_server, name)
     drop_campaign(pg_server, name)

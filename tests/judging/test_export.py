@@ -136,3 +136,81 @@ def test_bad_policies(store: CampaignStore) -> None:
         export_qrels(store, parse_policy("assessor=zed"))
     with pytest.raises(UsageError, match="--unjudged 0: use -1 or skip"):
         export_qrels(store, parse_policy("max"), unjudged=0)
+
+
+# ---------------------------------------------------------------------------------------------- forged log rows
+
+#: Rows written around the store (``sqlite3``, ``psql`` as an organiser), each breaking one rule the store applies
+#: when it appends, and the reason the export names. ``undoes`` 1 is alice's first judgment (below).
+FORGED = [
+    (
+        ("alice", "nosuchtopic", "nosuchdoc", "judge", 99, None),
+        "grade 99 is not on this campaign's scale (0, 1, 2, 3)",
+    ),
+    (("alice", "nosuchtopic", "nosuchdoc", "judge", 1, None), "no topic 'nosuchtopic' in this campaign"),
+    (
+        ("alice", "q1", "nosuchdoc", "judge", 1, None),
+        "document 'nosuchdoc' is not in this campaign (topic 'q1')",
+    ),
+    (("adj", "q1", "d1", "adjudicate", -5, None), "grade -5 is not on this campaign's scale (0, 1, 2, 3)"),
+    (
+        ("x\u202eevil", "q1", "d1", "judge", 1, None),
+        "invalid assessor name 'x\\u202eevil': use a non-empty name without tabs, commas, line breaks or other "
+        "control characters",
+    ),
+    (
+        ("bob", "q1", "d1", "undo", None, 1),
+        "an undo of event 1, which is not a decision of 'bob' on this item",
+    ),
+]
+
+
+def _forge(location: Path | str, row: tuple[object, ...]) -> None:
+    statement = (
+        "INSERT INTO judgment_log (time, assessor, query_id, doc_id, action, grade, undoes) "
+        "VALUES ('2025-01-01T00:00:00Z', {0}, {0}, {0}, {0}, {0}, {0})"
+    )
+    if isinstance(location, Path):
+        import sqlite3
+
+        conn = sqlite3.connect(location, isolation_level=None)
+        conn.execute(statement.format("?"), row)
+        conn.close()
+        return
+    import psycopg
+
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    url = parse_campaign_url(location)
+    with psycopg.connect(url.conninfo, autocommit=True) as conn:  # the organiser: row security does not apply
+        conn.execute(f"SET search_path = {url.campaign}")
+        conn.execute(statement.format("%s"), row)
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"), FORGED, ids=[r[1].split(" ")[0] + str(i) for i, r in enumerate(FORGED)]
+)
+def test_export_refuses_a_log_row_that_breaks_a_rule(
+    location: Path | str, make_campaign, tmp_path: Path, row: tuple[object, ...], reason: str
+) -> None:
+    import subprocess
+    import sys
+
+    make_campaign(location)
+    with CampaignStore.open(location) as store:
+        store.record("alice", "q1", "d1", grade=2)  # event 1
+    _forge(location, row)
+    out = tmp_path / "out.qrels"
+    script = Path(sys.executable).parent / "trec-toolkit"
+    result = subprocess.run(
+        [str(script), "export", str(location), "--policy", "adjudicated", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"Error: {location}: judgment log event 2 breaks the campaign's rules ({reason}); it was written around "
+        "the toolkit, so nothing was exported — check who wrote it (`trec-toolkit judgments export --log`)\n"
+    )
+    assert not out.exists() and not Path(f"{out}.json").exists()

@@ -197,8 +197,8 @@ def test_a_connection_killed_mid_transaction_is_retried_once(pg_location: str, m
         inserted: list[int] = []
         killed: list[int] = []
 
-        def insert_then_die(**event):
-            event_id = original(**event)
+        def insert_then_die(event):
+            event_id = original(event)
             inserted.append(event_id)
             if (
                 len(inserted) == 2 and not killed

@@ -141,21 +141,20 @@ def test_a_held_write_lock_is_reported_busy_and_nothing_is_written(
     holder.close()
 
 
-def legacy_rollback_campaign(tmp_path: Path, make_campaign) -> Path:
+def legacy_rollback_campaign(tmp_path: Path, make_campaign, downgrade) -> Path:
     """A campaign still in rollback-journal mode at schema version 1, as files from before WAL-by-creation."""
     path = make_campaign(tmp_path / "c.sqlite")
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = DELETE")
-    conn.execute("DROP TRIGGER judgment_log_no_replace")
-    conn.execute("ALTER TABLE snapshots DROP COLUMN format")  # what migration 3 adds
-    conn.execute("ALTER TABLE snapshots DROP COLUMN version")
-    conn.execute("PRAGMA user_version = 1")
+    downgrade(conn, 1)
     conn.close()
     return path
 
 
-def test_wal_switch_waits_for_a_reader_then_says_busy(tmp_path: Path, make_campaign, short_busy) -> None:
-    path = legacy_rollback_campaign(tmp_path, make_campaign)
+def test_wal_switch_waits_for_a_reader_then_says_busy(
+    tmp_path: Path, make_campaign, downgrade, short_busy
+) -> None:
+    path = legacy_rollback_campaign(tmp_path, make_campaign, downgrade)
     reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     reader.execute("BEGIN")
     reader.execute("SELECT count(*) FROM topics").fetchone()  # a shared lock: no WAL switch possible
@@ -169,13 +168,12 @@ def test_wal_switch_waits_for_a_reader_then_says_busy(tmp_path: Path, make_campa
     reader.close()
 
 
-def test_migration_under_a_held_write_lock_says_busy(tmp_path: Path, make_campaign, short_busy) -> None:
+def test_migration_under_a_held_write_lock_says_busy(
+    tmp_path: Path, make_campaign, downgrade, short_busy
+) -> None:
     path = make_campaign(tmp_path / "c.sqlite")
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER judgment_log_no_replace")
-    conn.execute("ALTER TABLE snapshots DROP COLUMN format")  # what migration 3 adds
-    conn.execute("ALTER TABLE snapshots DROP COLUMN version")
-    conn.execute("PRAGMA user_version = 1")
+    downgrade(conn, 1)
     conn.execute("BEGIN IMMEDIATE")
     with pytest.raises(BusyError, match="the campaign is busy"):
         CampaignStore.open(path)

@@ -291,7 +291,8 @@ def test_reopen_keeps_everything(location: Path | str, make_campaign) -> None:
 
 
 def test_sql_lives_in_the_backend_only() -> None:
-    """The store interface and the read models are backend-neutral: no SQL outside toolkit/judging/sqlite/."""
+    """The store interface and the read models are backend-neutral: no SQL outside the backends and the SQL
+    they share (toolkit/judging/sqlite/, postgres/, sql/)."""
     import re
 
     import toolkit.judging

@@ -147,7 +147,7 @@ def test_preferences_list_the_lost_topics_in_every_format() -> None:
 def test_json_is_the_document_data_under_one_schema_version(make) -> None:
     subject = make()
     doc = json.loads(render(subject, "json"))
-    assert list(doc)[0] == "schema_version" and doc["schema_version"] == SCHEMA_VERSION == 2
+    assert list(doc)[0] == "schema_version" and doc["schema_version"] == SCHEMA_VERSION == 3
 
 
 def test_pool_bias_is_in_every_format_of_the_scores_document() -> None:

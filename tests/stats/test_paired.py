@@ -44,8 +44,10 @@ def test_s1_t_test_ci_and_effect():
     assert r.t.statistic == pytest.approx(1.532879, abs=1e-6)
     assert r.t.df == 9
     assert r.t.pvalue == pytest.approx(0.159671, abs=1e-6)
-    assert r.ci95.pair() == pytest.approx((-0.085636, 0.445636), abs=1e-6)
-    assert (r.ci95.method, r.ci95.adjusted) == ("t", False)
+    assert r.ci95_t.pair() == pytest.approx((-0.085636, 0.445636), abs=1e-6)
+    assert (r.ci95_t.method, r.ci95_t.adjusted) == ("t", False)
+    # the headline interval is withheld below 30 topics (issue 24 item 5)
+    assert r.ci95.pair() is None and r.ci95.method == "studentized bootstrap"
     assert r.d_z == pytest.approx(0.484739, abs=1e-6)
 
 
@@ -74,22 +76,35 @@ def test_s1_mde_is_statsmodels_effect_times_sd():
 
 
 def test_bootstrap_ci_is_seeded_and_contains_the_mean():
-    a, b = s1(seed=1), s1(seed=1)
-    assert a.ci95_bootstrap == b.ci95_bootstrap and a.ci95_bootstrap.method == "percentile bootstrap"
-    assert a.ci95_bootstrap.low < 0.18 < a.ci95_bootstrap.high
+    ids = [f"q{i}" for i in range(30)]
+    rng = np.random.default_rng(5)
+    a, b = rng.random(30), rng.random(30)
+
+    def run(seed):
+        return paired_test(
+            dict(zip(ids, a, strict=True)), dict(zip(ids, b, strict=True)), measure="AP", seed=seed
+        )
+
+    first, again = run(1), run(1)
+    assert first.ci95 == again.ci95 and first.ci95.method == "studentized bootstrap"
+    assert first.ci95.low < float(np.mean(b - a)) < first.ci95.high
 
 
 def test_noninferiority():
-    r = s1(margin=0.05)
+    # S1 three times over (30 topics): the studentized test is defined; t's one-sided bound kept for the record
+    d = [0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05] * 3
+    ids = [f"q{i}" for i in range(30)]
+    r = paired_test(
+        {q: 0.25 for q in ids}, {q: 0.25 + x for q, x in zip(ids, d, strict=False)}, measure="AP", margin=0.05
+    )
     ni = r.noninferiority
-    # t = (mean + margin) / (sd/√n); lower bound = mean − t_{0.95,9}·sd/√n (hand formula)
-    sd = np.std([0, 0.5, 0.5, 0, -0.5, 0.75, 0, 0, 0.5, 0.05], ddof=1)
-    assert ni.statistic == pytest.approx((0.18 + 0.05) / (sd / math.sqrt(10)))
-    assert ni.ci_lower == pytest.approx(0.18 - 1.833113 * sd / math.sqrt(10), abs=1e-6)
-    assert ni.holds is (ni.pvalue < 0.05)
-    assert (
-        s1(margin=0.0).noninferiority.holds is False
-    )  # a lower bound below 0 does not rule out a regression
+    sd = np.std(d, ddof=1)
+    # t = (mean + margin) / (sd/√n); the t bound = mean − t_{0.95,29}·sd/√n (hand formula, t_{0.95,29} = 1.699127)
+    assert ni.statistic == pytest.approx((0.18 + 0.05) / (sd / math.sqrt(30)))
+    assert ni.ci_lower_t == pytest.approx(0.18 - 1.699127 * sd / math.sqrt(30), abs=1e-6)
+    assert ni.holds is (ni.pvalue < 0.05) is (ni.ci_lower > -0.05)
+    assert ni.method == "studentized bootstrap"
+    assert s1(margin=0.05).noninferiority.holds is None  # 10 topics: withheld (issue 24 item 5)
 
 
 def test_fewer_than_six_nonzero_pairs_say_so():
@@ -157,20 +172,28 @@ def test_estimates_need_ten_topics_by_the_minimum_data_rule():
         dict(zip(ids, [0.1 * i for i in range(9)], strict=True)), dict.fromkeys(ids, 0.5), measure="AP"
     )
     rule = "needs at least 10 topics (found 9)"
-    assert r.ci95.pair() is None and r.ci95.reason == rule
-    assert r.ci95_bootstrap.reason == rule and r.mde80.reason == rule and r.effect_reason == rule
+    assert r.ci95_t.pair() is None and r.ci95_t.reason == rule
+    assert r.mde80.reason == rule and r.effect_reason == rule
+    assert (
+        r.ci95.reason
+        == "an interval that holds under skewed per-topic differences needs at least 30 topics (found 9)"
+    )
     assert r.t.pvalue is not None  # a test is valid at any n; an estimate is not
 
 
 def test_noninferiority_needs_spread_and_ten_topics():
     """One topic, or every difference equal, used to give p = 0 and "holds"."""
     one = paired_test({"a": 0.2}, {"a": 0.5}, measure="RR@10", margin=0.05).noninferiority
-    assert (one.pvalue, one.holds, one.reason) == (None, None, "needs at least 10 topics (found 1)")
+    assert (one.pvalue, one.holds) == (None, None)
+    assert one.reason == (
+        "a non-inferiority claim that holds under skewed per-topic differences needs at least 30 topics (found 1)"
+    )
     ids = [f"q{i}" for i in range(12)]
     same = paired_test(dict.fromkeys(ids, 0.5), dict.fromkeys(ids, 1.0), measure="RR@10", margin=0.05)
     assert same.noninferiority.holds is None and same.noninferiority.statistic is None
-    assert same.noninferiority.reason == (
-        "every per-topic difference is the same (sd = 0): the one-sided t test is undefined"
+    assert (
+        same.noninferiority.reason
+        == "every per-topic difference is the same (sd = 0): no standard error to test by"
     )
     assert same.ci95.reason == "every per-topic difference is the same (sd = 0)"
 
@@ -195,4 +218,4 @@ def test_t_test_and_interval_match_scipy_ttest_rel_on_a_large_sample():
     ci = ref.confidence_interval(0.95)
     assert r.t.statistic == pytest.approx(ref.statistic, rel=1e-6)
     assert r.t.pvalue == pytest.approx(ref.pvalue, rel=1e-6)
-    assert r.ci95.pair() == pytest.approx((ci.low, ci.high), rel=1e-6)
+    assert r.ci95_t.pair() == pytest.approx((ci.low, ci.high), rel=1e-6)

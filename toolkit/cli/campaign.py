@@ -62,6 +62,43 @@ def setup_command(admin_url: str, organisers: tuple[str, ...], assessors: tuple[
         click.echo(line)
 
 
+@group.command("member")
+@click.argument("campaign", type=CAMPAIGN)
+@click.argument("login")
+@click.option(
+    "--as",
+    "assessor",
+    metavar="NAME",
+    help="The assessor name LOGIN judges as (default: the login's own name).",
+)
+@click.option("--adjudicator", is_flag=True, help="LOGIN may also adjudicate (record final grades).")
+def member_command(campaign: str | Path, login: str, assessor: str | None, adjudicator: bool) -> None:
+    """Let the database login LOGIN judge in CAMPAIGN as the assessor NAME (and adjudicate).
+
+    On a PostgreSQL server the database enforces it: a login records only as its assessor, only on items
+    assigned to that assessor, and adjudicates only when made an adjudicator here. Without a mapping a login
+    judges under its own name. Run it again to change a mapping. An SQLite campaign keeps mappings for its
+    copies (a file has no logins).
+
+    \b
+    Examples:
+      trec-toolkit campaign member 'postgresql://ana@db/trec?campaign=web25' bo_smith --as bo
+      trec-toolkit campaign member 'postgresql://ana@db/trec?campaign=web25' cy --adjudicator
+    """
+    from toolkit.errors import UsageError
+    from toolkit.formats.names import assessor_problem
+    from toolkit.judging.store import CampaignStore
+
+    name = login if assessor is None else assessor
+    problem = assessor_problem(name)
+    if problem:
+        raise UsageError(f"--as: {problem}")
+    with CampaignStore.open(campaign) as store:
+        store.set_login(login, name, adjudicator=adjudicator)
+    role = " and may adjudicate" if adjudicator else ""
+    click.echo(f"{login} judges as {name}{role} in {campaign}")
+
+
 @group.command("copy")
 @click.argument("source", type=CAMPAIGN)
 @click.argument("target", type=CAMPAIGN)

@@ -122,9 +122,9 @@ def command(
     \b
     The verdict per candidate is the confirmatory test of the primary measure (Holm across candidates,
     or fixed-sequence with --order); other measures are a secondary family, per-class rows and all pairs
-    (3+ runs) exploratory. Headline CI: paired t, unadjusted. Also: rank-1 buckets with exact McNemar,
-    preferences, refusal and empty results (topics declared expect = "empty"; exact McNemar), Judged@k,
-    failed topics; t, Wilcoxon, effect sizes, bootstrap CI, post hoc MDE in the appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
+    (3+ runs) exploratory. Headline CI: studentized bootstrap, unadjusted, from 30 topics. Also: rank-1
+    buckets with exact McNemar, preferences, refusal and empty results (topics declared expect = "empty";
+    exact McNemar), Judged@k, failed topics; t, Wilcoxon, effect sizes, t CI, post hoc MDE in the appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
     \b
     Examples:
       trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml

@@ -1,7 +1,8 @@
 """Judging campaigns: the campaign store and its read models, the judging rules, assignment, export.
 
 - ``store.CampaignStore``: the store interface (writes, raw reads, the rules every backend shares);
-  ``sqlite.SQLiteStore`` implements it. ``CampaignStore.open(path)`` is the one way in for the CLI and TUI.
+  ``sqlite.SQLiteStore`` and ``postgres.PostgresStore`` implement it over what they share (``sql``: the schema
+  declared once, every statement). ``CampaignStore.open(location)`` is the one way in for the CLI and TUI.
 - Read models over a store: ``queue`` (item status, resume order, stale items), ``progress`` (per assessor
   and topic, the organiser's report), ``disagreements``.
 - Sessions, the logic behind the judging screens without Textual: ``session.JudgingSession`` and

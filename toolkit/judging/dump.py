@@ -6,10 +6,10 @@ it with the audit) — the log and all: event ids, times, undo links, snapshot i
 
 The **content hash** pins that down. It is the SHA-256 of the canonical export: every table below, in this
 order, each as a header line ``["table", [columns]]`` followed by its rows in key order, one compact JSON array
-per line (UTF-8, ``\\n``-terminated). Values are only integers, strings and null (flags are 0/1), and text is
-ordered by code point, so both backends — and anyone with the SQLite shell and a JSON library — compute the same
-hash. It covers the topics and grade scale, the pool (rounds, items, provenance), the document snapshots, the
-assignments and gold items, the metadata and the judgment log.
+per line (UTF-8, ``\\n``-terminated). Values are only integers, strings, floats and null (flags are 0/1), and
+text is ordered by code point, so both backends — and anyone with the SQLite shell and a JSON library — compute
+the same hash. The tables and columns are the declaration's (``toolkit.judging.sql.tables``), every column both
+backends have: a column added there is in the dump, the copy and the hash without a change here.
 
 Each backend reads and writes these rows in its own package (``dump()`` / ``restore()`` on the store): no SQL
 here.
@@ -25,48 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import StoreError
+from toolkit.judging.sql.tables import TABLES
 
-#: The canonical export's version: part of the hash, so a future change of layout cannot collide.
-DUMP_FORMAT = "trec-toolkit campaign export 1"
-
-#: table → (columns, the key columns that order its rows). Restored in this order (topics before the pool).
-TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "meta": (("key", "value"), ("key",)),
-    "grades": (("grade", "definition"), ("grade",)),
-    "topics": (("query_id", "ord", "query", "description", "narrative", "query_class"), ("ord", "query_id")),
-    "rounds": (
-        ("round", "created", "strategy", "depth", "budget", "runs", "added", "stale", "skipped", "params"),
-        ("round",),
-    ),
-    "pool_items": (("query_id", "doc_id", "round", "stale"), ("query_id", "doc_id")),
-    "provenance": (("round", "query_id", "doc_id", "run", "rank"), ("round", "query_id", "doc_id", "run")),
-    "snapshots": (
-        ("id", "doc_id", "round", "title", "text", "content_hash", "fetch_error", "fetched"),
-        ("id",),
-    ),
-    "gold": (("query_id", "doc_id", "grade"), ("query_id", "doc_id")),
-    "assignments": (
-        ("assessor", "query_id", "doc_id", "position", "overlap", "gold", "round"),
-        ("assessor", "query_id", "doc_id"),
-    ),
-    "judgment_log": (
-        (
-            "id",
-            "time",
-            "assessor",
-            "query_id",
-            "doc_id",
-            "action",
-            "grade",
-            "note",
-            "duration_ms",
-            "position",
-            "content_hash",
-            "undoes",
-        ),
-        ("id",),
-    ),
-}
+#: The canonical export's version: part of the hash, so a future change of layout cannot collide. Version 2
+#: follows the declaration (``toolkit.judging.sql.tables``): every column both backends have, floats allowed.
+DUMP_FORMAT = "trec-toolkit campaign export 2"
 
 Row = tuple[Any, ...]
 
@@ -86,9 +49,9 @@ class CampaignDump:
     def lines(self) -> Iterable[str]:
         """The canonical export the hash is taken over, line by line."""
         yield _json([DUMP_FORMAT]) + "\n"
-        for table, (columns, _) in TABLES.items():
-            yield _json([table, list(columns)]) + "\n"
-            for row in self.tables[table]:
+        for table in TABLES:
+            yield _json([table.name, list(table.names())]) + "\n"
+            for row in self.tables[table.name]:
                 yield _json(list(row)) + "\n"
 
     def counts(self) -> dict[str, int]:
@@ -102,13 +65,14 @@ class CampaignDump:
 def canonical_dump(tables: Mapping[str, Iterable[Sequence[Any]]]) -> CampaignDump:
     """Rows as a backend read them (in any order; flags as bool or int) → the canonical dump."""
     out: dict[str, tuple[Row, ...]] = {}
-    for table, (columns, key) in TABLES.items():
-        positions = [columns.index(k) for k in key]
-        rows = [tuple(_value(v) for v in row) for row in tables[table]]
+    for table in TABLES:
+        columns = table.names()
+        positions = [columns.index(k) for k in table.sort_key]
+        rows = [tuple(_value(v) for v in row) for row in tables[table.name]]
         for row in rows:
             if len(row) != len(columns):
-                raise StoreError(f"{table}: expected {len(columns)} columns, got {len(row)}")
-        out[table] = tuple(sorted(rows, key=lambda r: tuple(r[p] for p in positions)))
+                raise StoreError(f"{table.name}: expected {len(columns)} columns, got {len(row)}")
+        out[table.name] = tuple(sorted(rows, key=lambda r: tuple(r[p] for p in positions)))
     return CampaignDump(out)
 
 
@@ -187,7 +151,7 @@ def _discard(location: str | Path) -> None:
 def _value(v: Any) -> Any:
     if isinstance(v, bool):
         return int(v)
-    if v is None or isinstance(v, int | str):
+    if v is None or isinstance(v, int | str | float):
         return v
     raise StoreError(f"unexpected value {v!r} of type {type(v).__name__} in a campaign table")
 

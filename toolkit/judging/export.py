@@ -14,6 +14,11 @@ items (quality control) are never exported. Per (topic, doc), over the current g
 
 Items in the pool with no grade under the policy are "unjudged": ``unjudged="skip"`` leaves them out,
 ``unjudged=-1`` writes them with relevance -1 (trec_eval's "judged, not relevant/unknown").
+
+Before anything is exported the whole log is checked against the rules the store applies when it appends
+(``check_log``): a row written around them — by hand in an SQLite or psql shell, by an older toolkit, by a
+login the server should not have let in — stops the export with one line naming the event, instead of
+reaching the qrels.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from toolkit.errors import UsageError
-from toolkit.judging.store import CampaignStore
+from toolkit.errors import StoreError, UsageError
+from toolkit.formats.names import assessor_problem
+from toolkit.judging.records import LogEvent
+from toolkit.judging.store import CampaignStore, EventFacts, event_problem
 from toolkit.model import Qrels
 
 BASE_POLICIES = ("majority", "mean", "max", "min")
@@ -114,12 +121,46 @@ class ExportResult:
         }
 
 
+def check_log(store: CampaignStore, events: list[LogEvent] | None = None) -> None:
+    """Raise ``StoreError`` naming the first log event the campaign's rules refuse (``event_problem``): a
+    grade off the scale, a topic or document the campaign does not hold, an assessor name with control or
+    bidi characters, an undo of nothing its assessor decided on that item."""
+    events = store.log() if events is None else events
+    grades = store.grades()
+    topics = {t.query_id: t for t in store.topics()}
+    items = {(p.query_id, p.doc_id) for p in store.pool_items()} | set(store.gold())
+    documents = set(store.latest_hashes())
+    seen: dict[int, LogEvent] = {}
+    for event in events:
+        key = (event.query_id, event.doc_id)
+        facts = EventFacts(grades, topics.get(event.query_id), key in items or event.doc_id in documents)
+        problem = assessor_problem(event.assessor) or event_problem(
+            event.action, event.grade, event.query_id, event.doc_id, facts
+        )
+        if problem is None and event.action == "undo":
+            target = seen.get(event.undoes or 0)
+            if target is None or target.action == "undo" or _item(target) != _item(event):
+                problem = f"an undo of event {event.undoes}, which is not a decision of {event.assessor!r} on this item"
+        if problem:
+            raise StoreError(
+                f"{store.location}: judgment log event {event.event_id} breaks the campaign's rules ({problem}); "
+                "it was written around the toolkit, so nothing was exported — check who wrote it "
+                "(`trec-toolkit judgments export --log`)"
+            )
+        seen[event.event_id] = event
+
+
+def _item(event: LogEvent) -> tuple[str, str, str]:
+    return (event.assessor, event.query_id, event.doc_id)
+
+
 def export_qrels(
     store: CampaignStore, policy: Policy, *, unjudged: str | int = "skip", name: str = "qrels"
 ) -> ExportResult:
     """Apply ``policy`` to the campaign's current judgments; see the module docstring."""
     if unjudged not in ("skip", -1):
         raise UsageError(f"--unjudged {unjudged}: use -1 or skip")
+    check_log(store)
     gold = set(store.gold())
     grades: dict[tuple[str, str], dict[str, int]] = {}
     for j in store.current_judgments():

@@ -31,6 +31,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,39 @@ class ConflictError(StoreError):
     def __init__(self, message: str, *, current: Judgment | None) -> None:
         super().__init__(message)
         self.current = current
+
+
+@dataclass(frozen=True)
+class EventFacts:
+    """What the rules check an event against: the grade scale, the topic (None when the campaign has no such
+    topic) and whether the document may be judged for it (pooled or gold for the topic, or snapshotted)."""
+
+    grades: Mapping[int, str]
+    topic: CampaignTopic | None
+    known: bool
+
+
+def event_problem(
+    action: str, grade: int | None, query_id: str, doc_id: str, facts: EventFacts
+) -> str | None:
+    """Why the campaign's rules refuse this event, or None: the one statement of what an event may be.
+
+    A decision or adjudication carries a grade of the scale, nothing else carries one; every event but an
+    undo names a topic of the campaign and a document that may be judged for it. (Who may append it, and
+    on which items, is the server's to enforce: ``toolkit.judging.postgres.security``.)
+    """
+    if action in ("judge", "adjudicate"):
+        if grade is None or isinstance(grade, bool) or grade not in facts.grades:
+            shown = ", ".join(str(g) for g in sorted(facts.grades))
+            return f"grade {grade!r} is not on this campaign's scale ({shown})"
+    elif grade is not None:
+        return f"a {action!r} carries no grade (got {grade!r}); skip and unrateable are never grades"
+    if action != "undo":
+        if facts.topic is None:
+            return f"no topic {query_id!r} in this campaign"
+        if not facts.known:
+            return f"document {doc_id!r} is not in this campaign (topic {query_id!r})"
+    return None
 
 
 def _check_expectation(expect_event: int | None) -> None:
@@ -296,6 +330,11 @@ class CampaignStore(ABC):
     @abstractmethod
     def set_meta(self, values: Mapping[str, str]) -> None: ...
 
+    @abstractmethod
+    def set_login(self, login: str, assessor: str, *, adjudicator: bool = False) -> None:
+        """Let the database login ``login`` judge as ``assessor`` (and adjudicate): what a PostgreSQL server
+        enforces (``toolkit.judging.postgres.security``); an SQLite file keeps it for the campaign's copies."""
+
     # ------------------------------------------------------------------ the whole campaign (campaign copy)
 
     @abstractmethod
@@ -343,24 +382,20 @@ class CampaignStore(ABC):
     # ------------------------------------------------------------------ the log: one primitive …
 
     @abstractmethod
-    def _insert_event(
-        self,
-        *,
-        time: str,
-        assessor: str,
-        query_id: str,
-        doc_id: str,
-        action: str,
-        grade: int | None,
-        note: str | None,
-        duration_ms: int | None,
-        position: int | None,
-        undoes: int | None,
-    ) -> int:
+    def _insert_event(self, event: Mapping[str, Any]) -> int:
         """Append one checked event (inside the caller's transaction) with the content hash of the
-        document's latest snapshot; returns its event id."""
+        document's latest snapshot; returns its event id. ``event`` maps the log's columns (all but the id
+        and the content hash) to their values."""
 
     # ------------------------------------------------------------------ … and the rules over it
+
+    def _event_facts(self, query_id: str, doc_id: str) -> EventFacts:
+        """The facts ``_append`` checks an event against; a backend may read them in one query."""
+        try:
+            topic: CampaignTopic | None = self.topic(query_id)
+        except StoreError:
+            topic = None
+        return EventFacts(self.grades(), topic, self.knows_document(query_id, doc_id))
 
     def _append(
         self,
@@ -374,36 +409,26 @@ class CampaignStore(ABC):
         duration_ms: int | None = None,
         position: int | None = None,
         undoes: int | None = None,
-        scale: Collection[int] | None = None,
     ) -> int:
         """Check an event against the campaign's rules, then append it (call inside ``transaction()``)."""
         check_assessor(assessor)
-        if action in ("judge", "adjudicate"):
-            allowed = scale if scale is not None else list(self.grades())
-            if grade is None or isinstance(grade, bool) or grade not in allowed:
-                shown = ", ".join(str(g) for g in sorted(allowed))
-                raise StoreError(f"grade {grade!r} is not on this campaign's scale ({shown})")
-        elif grade is not None:
-            raise StoreError(
-                f"a {action!r} carries no grade (got {grade!r}); skip and unrateable are never grades"
-            )
-        if action != "undo":
-            self.topic(query_id)  # "no topic …" when unknown
-            if not self.knows_document(query_id, doc_id):
-                raise StoreError(
-                    f"{self.location}: document {doc_id!r} is not in this campaign (topic {query_id!r})"
-                )
+        facts = self._event_facts(query_id, doc_id)
+        problem = event_problem(action, grade, query_id, doc_id, facts)
+        if problem:
+            raise StoreError(f"{self.location}: {problem}")
         return self._insert_event(
-            time=now_iso(),
-            assessor=assessor,
-            query_id=query_id,
-            doc_id=doc_id,
-            action=action,
-            grade=grade,
-            note=note,
-            duration_ms=duration_ms,
-            position=position,
-            undoes=undoes,
+            {
+                "time": now_iso(),
+                "assessor": assessor,
+                "query_id": query_id,
+                "doc_id": doc_id,
+                "action": action,
+                "grade": grade,
+                "note": note,
+                "duration_ms": duration_ms,
+                "position": position,
+                "undoes": undoes,
+            }
         )
 
     def log(self) -> list[LogEvent]:
@@ -460,14 +485,11 @@ class CampaignStore(ABC):
         Any invalid row rolls back all of them: an import never half-happens.
         """
         with self.transaction():
-            scale = list(self.grades())
             ids: list[int] = []
             for assessor, query_id, doc_id, grade, action, note in rows:
                 if action not in DECISIONS:
                     raise StoreError(f"unknown action {action!r}; use one of {', '.join(DECISIONS)}")
-                ids.append(
-                    self._append(assessor, query_id, doc_id, action, grade=grade, note=note, scale=scale)
-                )
+                ids.append(self._append(assessor, query_id, doc_id, action, grade=grade, note=note))
             return ids
 
     def undo(self, assessor: str, *, expect_event: int | None = None) -> Item | None:

@@ -1,8 +1,9 @@
 """The document of a comparison (``compare`` and ``audit``), in the reading order of docs/design.md §7.
 
 1. **Verdict** — the first screen answers the question: one paragraph per candidate with the confirmatory
-   result in words (delta, t CI, p and adjusted p), the rank-1 Fixed/Degraded counts, the refusal outcome,
-   failed topics and Judged@k warnings;
+   result in words (delta, CI, p and adjusted p; "no significant difference" with the post hoc MDE beside the
+   observed Δ, since it is not a claim of equivalence), the rank-1 Fixed/Degraded counts, the refusal outcome
+   with the topics whose refusal or empty result changed, failed topics and Judged@k warnings;
 2. **Aggregate** — the mean of every measure per run, and the CI forest plot beside it;
 3. **Detail** — the confirmatory and secondary tests, non-inferiority, rank-1 buckets with topic ids,
    preferences, refusal and empty results (when topics are declared ``expect = "empty"``), the exploratory
@@ -34,9 +35,10 @@ from toolkit.reports.comparison_detail import (
 from toolkit.reports.comparison_json import comparison_data
 from toolkit.reports.document import Block, Document, bullets, esc, heading, paragraph, table
 from toolkit.reports.numbers import ci_text, num, pval, signed
+from toolkit.reports.refusal import changes as refusal_changes
 from toolkit.reports.refusal import comparison_blocks as refusal_blocks
 from toolkit.reports.refusal import verdict_sentence as refusal_sentence
-from toolkit.stats.families import CONFIRMATORY
+from toolkit.stats.families import CONFIRMATORY, NOT_SIGNIFICANT
 from toolkit.stats.multiple import FIXED_SEQUENCE
 from toolkit.stats.result import CandidateVerdict, ComparisonResult
 
@@ -106,7 +108,8 @@ def design_sentence(result: ComparisonResult) -> str:
     return (
         f"Confirmatory test: **{esc(result.primary)}** ({declared}) by the {TEST_NAMES[result.test]}, {how}. "
         f"Secondary measures form their own family ({result.correction}); per-class rows and all pairs are "
-        "exploratory. Every CI is the paired t 95% interval, unadjusted for multiplicity."
+        "exploratory. Every CI is the studentized bootstrap 95% interval (withheld below 30 topics, where no "
+        "interval holds under skewed differences), unadjusted for multiplicity."
     )
 
 
@@ -114,8 +117,15 @@ def _verdicts(result: ComparisonResult) -> list[Block]:
     b = [heading("Verdict"), paragraph(design_sentence(result))]
     for v in result.verdicts():
         b.append(paragraph(verdict_paragraph(result, v)))
-        if v.warnings:
-            b.append(bullets([f"Warning: {esc(w)}" for w in v.warnings]))
+        items = [f"Warning: {esc(w)}" for w in v.warnings]
+        items += [
+            change
+            for t in result.refusal_tests
+            if t.candidate == v.candidate
+            for change in refusal_changes(t)
+        ]
+        if items:
+            b.append(bullets(items))
     return b
 
 
@@ -132,8 +142,10 @@ def verdict_paragraph(result: ComparisonResult, v: CandidateVerdict) -> str:
         )
         parts.append(
             f"{esc(c.measure)} {num(c.mean_baseline)} → {num(c.mean_candidate)}, Δ {signed(c.delta)}, 95% CI {ci} "
-            f"(t, unadjusted), p = {pval(c.pvalue)} ({_test_label(c)}), {adjusted}."
+            f"({c.ci95.method}, unadjusted), p = {pval(c.pvalue)} ({_test_label(c)}), {adjusted}."
         )
+        if v.verdict == NOT_SIGNIFICANT:
+            parts.append(not_equivalence(c))
         ni = c.noninferiority
         if ni is not None:
             parts.append(_ni_sentence(ni.margin, ni.holds, ni.ci_lower, ni.pvalue, esc(ni.reason)))
@@ -153,6 +165,17 @@ def verdict_paragraph(result: ComparisonResult, v: CandidateVerdict) -> str:
     return " ".join(parts)
 
 
+def not_equivalence(c: PairedResult) -> str:
+    """What "no significant difference" does not say, with the post hoc MDE beside the observed Δ."""
+    if c.mde80.value is None:
+        return f"This is not a claim of equivalence (no minimum detectable effect: {esc(c.mde80.reason)})."
+    return (
+        f"This is not a claim of equivalence: the smallest Δ this comparison could detect with 80% power is "
+        f"{num(c.mde80.value)} (post hoc MDE) against the observed {signed(c.delta)}: an effect of that size could "
+        "not have been detected reliably; declare --margin for a non-inferiority test."
+    )
+
+
 def _ni_sentence(
     margin: float, holds: bool | None, lower: float | None, p: float | None, reason: str | None
 ) -> str:
@@ -163,7 +186,10 @@ def _ni_sentence(
         if holds
         else f"a regression larger than {margin:g} is not ruled out"
     )
-    return f"Non-inferiority (margin {margin:g}): {claim} (one-sided 95% lower bound {signed(lower)}, p = {pval(p)})."
+    return (
+        f"Non-inferiority (margin {margin:g}): {claim} (one-sided 95% lower bound {signed(lower)}, studentized "
+        f"bootstrap, p = {pval(p)})."
+    )
 
 
 def _test_label(c: PairedResult) -> str:
@@ -192,11 +218,11 @@ def _tests(result: ComparisonResult) -> list[Block]:
     b: list[Block] = [
         heading(f"Confirmatory test ({esc(result.primary)})"),
         paragraph(
-            f"Δ = candidate − {esc(base)} per topic, averaged; 95% CI = paired t interval (unadjusted); p = "
+            f"Δ = candidate − {esc(base)} per topic, averaged; 95% CI = studentized bootstrap (unadjusted); p = "
             f"{TEST_NAMES[result.test]} (two-sided); p adj. = {conf.adjustment} across the candidates."
         ),
         table(
-            ["candidate", "n", f"mean {base}", "mean cand.", "Δ", "95% CI (t)", "p", "p adj.", "verdict"],
+            ["candidate", "n", f"mean {base}", "mean cand.", "Δ", "95% CI", "p", "p adj.", "verdict"],
             [_row(c, with_measure=False) for c in primary],
             left=(0, -1),
         ),
@@ -216,7 +242,7 @@ def _tests(result: ComparisonResult) -> list[Block]:
                     f"mean {base}",
                     "mean cand.",
                     "Δ",
-                    "95% CI (t)",
+                    "95% CI",
                     "p",
                     "p adj.",
                     "verdict",
@@ -230,18 +256,26 @@ def _tests(result: ComparisonResult) -> list[Block]:
         b += [
             heading("Non-inferiority"),
             paragraph(
-                'H0: mean Δ ≤ −margin, one-sided t test; "no regression larger than the margin" only when H0 '
-                "is rejected (the one-sided 95% lower bound is above −margin)."
+                'H0: mean Δ ≤ −margin, one-sided studentized bootstrap test; "no regression larger than the '
+                'margin" only when H0 is rejected (the one-sided 95% lower bound is above −margin); withheld '
+                "below 30 topics, where no such test holds under skewed differences."
             ),
             table(
-                ["candidate", "measure", "margin", "Δ", "95% lower bound (t)", "p (one-sided)", "conclusion"],
+                ["candidate", "measure", "margin", "Δ", "95% lower bound", "p (one-sided)", "conclusion"],
                 [_ni_row(c) for c in nis],
                 left=(0, 1, -1),
             ),
         ]
+        withheld = [
+            f"{esc(c.candidate)}, {esc(c.measure)}: non-inferiority undefined: {esc(c.noninferiority.reason)}"
+            for c in nis
+            if c.noninferiority is not None and c.noninferiority.holds is None
+        ]
+        if withheld:
+            b.append(bullets(withheld))
     notes = [f"{esc(c.candidate)}, {esc(c.measure)}: {esc(n)}" for c in result.comparisons for n in c.notes]
     notes += [
-        f"{esc(c.candidate)}, {esc(c.measure)}: no t interval: {esc(c.ci95.reason)}"
+        f"{esc(c.candidate)}, {esc(c.measure)}: no interval: {esc(c.ci95.reason)}"
         for c in result.comparisons
         if c.ci95.reason
     ]
@@ -271,7 +305,7 @@ def _ni_row(c: PairedResult) -> list[str]:
     if ni is None:
         raise ValueError(f"{c.measure}: no non-inferiority test to report")
     if ni.holds is None:
-        claim = f"undefined: {ni.reason}"
+        claim = "undefined (below)"
     else:
         claim = f"no regression larger than {ni.margin:g}" if ni.holds else "regression not ruled out"
     return [

@@ -97,7 +97,8 @@ def by_class_blocks(result: ComparisonResult) -> list[Block]:
         paragraph(
             f"Exploratory: each class with its own measures; p adj. = {result.correction} within this family of "
             f"{total} tests (every class, measure and candidate). A row gets a verdict only when its adjusted p "
-            "< α; “–” is no verdict, not “no difference”. 95% CI = paired t, unadjusted."
+            "< α; “–” is no verdict, not “no difference”. 95% CI = studentized bootstrap, unadjusted (withheld "
+            "below 30 topics)."
         ),
     ]
     for cls, br in result.by_class.items():
@@ -123,7 +124,7 @@ def by_class_blocks(result: ComparisonResult) -> list[Block]:
             "mean base",
             "mean cand.",
             "Δ",
-            "95% CI (t)",
+            "95% CI",
             "p",
             "p adj.",
             "verdict",
@@ -139,7 +140,9 @@ def all_pairs_blocks(result: ComparisonResult) -> list[Block]:
         heading("All pairs (exploratory)"),
         paragraph(
             f"Every pair of runs, paired by topic, by the same declared test; one family per measure, adjusted by "
-            f"{result.correction}. Δ = second − first. A verdict only when the adjusted p < α."
+            f"{result.correction}. Δ = second − first. A verdict only when the adjusted p < α; a pair with "
+            f"{esc(result.baseline)} reads the verdict of the family that answers it (confirmatory or secondary), "
+            "so one pair never gets two verdicts."
         ),
     ]
     for fam in result.all_pairs:
@@ -155,9 +158,11 @@ def all_pairs_blocks(result: ComparisonResult) -> list[Block]:
             ]
             for p in fam.pairs
         ]
+        notes = [f"{esc(p.b)} − {esc(p.a)}: {esc(p.note)}" for p in fam.pairs if p.note]
         b += [
             heading(esc(fam.measure), 3),
-            table(["pair", "n", "Δ", "95% CI (t)", "p", "p adj.", "verdict"], rows, left=(0, -1)),
+            table(["pair", "n", "Δ", "95% CI", "p", "p adj.", "verdict"], rows, left=(0, -1)),
+            *([bullets(notes)] if notes else []),
         ]
     return b
 
@@ -249,7 +254,8 @@ def _query(topics: TopicSet | None, qid: str) -> str:
 
 
 def appendix_blocks(result: ComparisonResult, preflight: Mapping[str, Mapping[str, Any]]) -> list[Block]:
-    comps = [*result.comparisons, *(c for br in result.by_class.values() for c in br.comparisons)]
+    comps = [("all", c) for c in result.comparisons]
+    comps += [(cls, c) for cls, br in result.by_class.items() for c in br.comparisons]
     b = [
         heading("Appendix"),
         heading("Every test", 3),
@@ -258,40 +264,44 @@ def appendix_blocks(result: ComparisonResult, preflight: Mapping[str, Mapping[st
             "rival answers. Randomization: exact (enumeration or a dynamic programme over the integer sums) "
             "where the values allow, else Monte Carlo with seeded sign flips; the grid is the one the "
             "differences were compared on (exact rationals for RR@k, P@k; 1e-9 otherwise). Wilcoxon: "
-            f"zero_method={result.setup['zero_method']}, two-sided, no continuity correction."
+            f"zero_method={result.setup['zero_method']}, two-sided, no continuity correction (exact cond. = the "
+            "exact conditional null of the mid-ranks). Class: the topics "
+            "a row is computed on (all, or one query class)."
         ),
         table(
             [
                 "candidate",
                 "measure",
+                "class",
                 "family",
-                "randomization p",
+                "rand. p",
                 "method",
                 "grid",
                 "t (df)",
                 "t p",
                 "Wilcoxon p (method)",
             ],
-            [_tests_row(c) for c in comps],
-            left=(0, 1, 2, 4, 5, -1),
+            [_tests_row(cls, c) for cls, c in comps],
+            left=(0, 1, 2, 3, 5, 6, -1),
         ),
-        heading("Effect sizes, bootstrap CI, post hoc MDE", 3),
+        heading("Effect sizes, t interval, post hoc MDE", 3),
         paragraph(
-            "d_z = mean Δ / sd; r_rb = matched-pairs rank-biserial; bootstrap = seeded percentile interval of "
-            f"{result.setup['bootstrap_resamples']:,} topic resamples (undercovers at small n; unadjusted); MDE80 = "
+            "d_z = mean Δ / sd; r_rb = matched-pairs rank-biserial; t = the paired t 95% interval, for the record "
+            "(it assumes symmetric differences and undercovers under skew; the headline interval is the "
+            f"studentized bootstrap of {result.setup['bootstrap_resamples']:,} seeded topic resamples); MDE80 = "
             "post hoc minimum detectable effect: the smallest mean Δ a two-sided paired t test would detect "
             f"with 80% power at α/m = {result.alpha / max(1, result.confirmatory.m):.4g} (Bonferroni over the "
             "candidates), from this topic set's spread. Estimates need at least 10 topics (minimum-data rule)."
         ),
         table(
-            ["candidate", "measure", "d_z", "r_rb", "95% CI (bootstrap)", "MDE80 (post hoc)"],
+            ["candidate", "measure", "d_z", "r_rb", "95% CI (t)", "MDE80 (post hoc)"],
             [
                 [
                     c.candidate,
                     str(c.measure),
                     num(c.d_z, 3),
                     num(c.rank_biserial, 3),
-                    interval(c.ci95_bootstrap.pair()),
+                    interval(c.ci95_t.pair()),
                     num(c.mde80.value),
                 ]
                 for c in result.comparisons
@@ -305,18 +315,19 @@ def appendix_blocks(result: ComparisonResult, preflight: Mapping[str, Mapping[st
     return b
 
 
-def _tests_row(c: PairedResult) -> list[str]:
+def _tests_row(query_class: str, c: PairedResult) -> list[str]:
     r = c.randomization
     return [
         c.candidate,
         str(c.measure),
+        query_class,
         c.family,
         pval(r.pvalue),
         "exact" if r.exact else f"MC {r.resamples:,}",
         r.grid.removesuffix(" grid"),
         f"{num(c.t.statistic, 3)} ({c.t.df})",
         pval(c.t.pvalue),
-        f"{pval(c.wilcoxon.pvalue)} ({c.wilcoxon.method})",
+        f"{pval(c.wilcoxon.pvalue)} ({c.wilcoxon.method.replace('conditional', 'cond.')})",
     ]
 
 

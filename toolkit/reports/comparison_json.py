@@ -1,4 +1,4 @@
-"""The JSON contract of ``compare`` / ``audit`` (``Document.data`` of a comparison), schema_version 2.
+"""The JSON contract of ``compare`` / ``audit`` (``Document.data`` of a comparison), schema_version 3.
 
 Documented in docs/statistics.md ("The JSON contract"). Dicts are built in contract order; numbers are not
 rounded; measures appear by name (``str()`` of the ir_measures object); every ``null`` number has a reason
@@ -126,7 +126,7 @@ def comparison_dict(c: PairedResult) -> dict[str, Any]:
         "mean_candidate": c.mean_candidate,
         "delta": c.delta,
         "ci95": interval_dict(c.ci95),
-        "ci95_bootstrap": interval_dict(c.ci95_bootstrap),
+        "ci95_t": interval_dict(c.ci95_t),
         "test": c.test,
         "pvalue": c.pvalue,
         "pvalue_reason": None if c.pvalue is not None else c.t.reason,
@@ -168,8 +168,9 @@ def comparison_dict(c: PairedResult) -> dict[str, Any]:
             "margin": ni.margin,
             "statistic": ni.statistic,
             "pvalue": ni.pvalue,
+            "method": ni.method,
             "ci_lower": ni.ci_lower,
-            "ci_lower_bootstrap": ni.ci_lower_bootstrap,
+            "ci_lower_t": ni.ci_lower_t,
             "holds": ni.holds,
             "reason": ni.reason,
         },
@@ -190,6 +191,7 @@ def pair_dict(p: PairwiseResult) -> dict[str, Any]:
         "p_adjusted": p.p_adjusted,
         "p_adjusted_reason": None if p.p_adjusted is not None else "the declared test has no p-value here",
         "verdict": p.verdict,
+        "note": p.note or None,
         "tests": {
             "randomization": {
                 "pvalue": p.randomization.pvalue,

@@ -25,7 +25,7 @@ from typing import Any
 
 #: Version of every JSON document the toolkit writes (``compare``, ``audit``, ``score``, ``agree``, ``gate``);
 #: the JSON renderer puts it first. Raise it when a key is removed or changes meaning, not when one is added.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: The line at the top of every report made from a pilot run (``toolkit.pipeline.pilot`` decides which).
 PILOT_BANNER = "PILOT — not for the record"

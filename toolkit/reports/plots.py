@@ -2,8 +2,8 @@
 
 * per-topic delta of the primary measure, sorted by delta (one chart per candidate);
 * distribution of the first-relevant rank per run (1..cutoff, and "none");
-* a CI forest plot: per measure, each candidate's mean delta with its paired t 95% CI (unadjusted), the
-  interval the report's tables show.
+* a CI forest plot: per measure, each candidate's mean delta with its studentized bootstrap 95% CI
+  (unadjusted), the interval the report's tables show (none below 30 topics).
 
 PNG metadata is fixed (no Software/date chunks) and fonts are matplotlib's bundled DejaVu, so the bytes
 depend only on the data and the matplotlib version.
@@ -36,6 +36,7 @@ def _slug(text: str) -> str:
 
 def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
     import matplotlib
+    from matplotlib.ticker import MaxNLocator
 
     plt = _Figures()
 
@@ -91,6 +92,7 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
             ax.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(labels))], labels)
             ax.set_xlabel(f"rank of the first relevant document (within top {cutoff})")
             ax.set_ylabel("topics")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of whole topics: whole ticks
             ax.legend()
             ax.set_title("First-relevant rank per run")
             plots.append(
@@ -116,12 +118,14 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
                 ax.plot([delta], [y], "o", color="#1c7ed6")
             ax.axvline(0, color="#333", linewidth=0.8)
             ax.set_yticks(range(len(rows)), [f"{m}  {cand}" for m, cand, _, _ in reversed(rows)])
-            ax.set_xlabel(f"mean delta vs {result.baseline} with the paired t 95% CI (unadjusted)")
+            ax.set_xlabel(
+                f"mean delta vs {result.baseline} with the studentized bootstrap 95% CI (unadjusted)"
+            )
             ax.set_title(f"Confidence intervals per measure (primary: {result.primary})")
             plots.append(
                 Plot(
                     f"{prefix}ci-forest.png",
-                    "Mean delta per measure with its paired t 95% CI (unadjusted)",
+                    "Mean delta per measure with its studentized bootstrap 95% CI (unadjusted)",
                     _png(fig, plt),
                     "forest",
                 )

@@ -145,7 +145,7 @@ def comparison_blocks(result: ComparisonResult) -> list[Block]:
     for t in result.refusal_tests:
         tests.append(_change_row(t.candidate, "refusal", t.refusal))
         tests.append(_change_row(t.candidate, "empty result", t.empty))
-        changed += _changed(t, base)
+        changed += changes(t)
         for label, c in (("refusal", t.refusal), ("empty result", t.empty)):
             note = reach_note(c.discordant, result.alpha) if c is not None else None
             if note:
@@ -172,7 +172,9 @@ def comparison_blocks(result: ComparisonResult) -> list[Block]:
     ]
 
 
-def _changed(t: RefusalComparison, baseline: str) -> list[str]:
+def changed_topics(t: RefusalComparison) -> list[tuple[str, tuple[str, ...]]]:
+    """Each kind of change in the outcome against the baseline ("now refused", "no longer refused", "now
+    empty", "no longer empty") with its topics, in that order; kinds without topics are left out."""
     out = []
     for c, now, before in (
         (t.refusal, "now refused", "no longer refused"),
@@ -182,10 +184,17 @@ def _changed(t: RefusalComparison, baseline: str) -> list[str]:
             continue
         for label, ids in ((now, c.became_empty), (before, c.became_answered)):
             if ids:
-                out.append(
-                    f"{esc(t.candidate)} {label} (vs {esc(baseline)}, {len(ids)}): {esc(' '.join(ids))}"
-                )
+                out.append((label, tuple(ids)))
     return out
+
+
+def changes(t: RefusalComparison) -> list[str]:
+    """One list item per kind of change against the baseline, with its topics (the verdict section lists them:
+    a refusal gained or lost is the most visible change a user sees, whatever its size or p)."""
+    return [
+        f"{esc(t.candidate)} {label} (vs {esc(t.baseline)}, {len(ids)}): {esc(' '.join(ids))}"
+        for label, ids in changed_topics(t)
+    ]
 
 
 def verdict_sentence(result: ComparisonResult, candidate: str) -> str | None:

@@ -1,5 +1,6 @@
-"""The short summary ``audit`` prints: per candidate, the confirmatory verdict, buckets, the refusal outcome,
-failures and files."""
+"""The short summary ``audit`` prints: per candidate, the confirmatory verdict (with the post hoc MDE when it
+is "no significant difference": not a claim of equivalence), buckets, the refusal outcome with the topics
+that changed, failures and files."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 from toolkit.reports.document import pilot_line
 from toolkit.reports.numbers import interval, num, pval, signed
+from toolkit.reports.refusal import changed_topics
+from toolkit.stats.families import NOT_SIGNIFICANT
 
 
 def audit_summary(audit: Any) -> str:
@@ -26,9 +29,16 @@ def audit_summary(audit: Any) -> str:
             ci = interval(c.ci95.pair()) if c.ci95.pair() else "–"
             lines.append(
                 f"  {cand}: {v.verdict} — {r.primary} {num(c.mean_baseline)} → {num(c.mean_candidate)} "
-                f"(Δ {signed(c.delta)}, 95% CI {ci} t unadjusted, p {pval(c.pvalue)}, "
+                f"(Δ {signed(c.delta)}, 95% CI {ci} {c.ci95.method} unadjusted, p {pval(c.pvalue)}, "
                 f"{c.adjustment} {pval(c.p_adjusted)})"
             )
+            if v.verdict == NOT_SIGNIFICANT:
+                mde = (
+                    f"post hoc MDE {num(c.mde80.value)} vs observed Δ {signed(c.delta)}"
+                    if c.mde80.value is not None
+                    else f"no MDE: {c.mde80.reason}"
+                )
+                lines.append(f"  {cand}: not a claim of equivalence — {mde}")
         else:
             lines.append(f"  {cand}: {v.verdict}")
         for ci_ in r.comparisons:
@@ -90,4 +100,8 @@ def _refusal(r: Any, cand: str) -> list[str]:
             f"; empty results {num(b.empty_rate)} → {num(c.empty_rate)} of {len(c.others)} "
             f"(McNemar p {pval(t.empty.mcnemar.pvalue)})"
         )
-    return [line]
+    listed = [
+        f"  {cand}: {label} (vs {r.baseline}, {len(ids)}): {' '.join(ids)}"
+        for label, ids in changed_topics(t)
+    ]
+    return [line, *listed]

@@ -31,8 +31,16 @@ import numpy as np
 from toolkit.errors import UsageError
 from toolkit.model import Qrels, Run, TopicSet
 from toolkit.stats.buckets import rank_outcome
-from toolkit.stats.families import CONFIRMATORY, EXPLORATORY, SECONDARY, assign
-from toolkit.stats.location import t_test, wilcoxon
+from toolkit.stats.families import (
+    CONFIRMATORY,
+    EXPLORATORY,
+    NO_VERDICT,
+    SECONDARY,
+    assign,
+    directed,
+    significant,
+)
+from toolkit.stats.location import headline_interval, t_test, wilcoxon
 from toolkit.stats.multiple import CORRECTIONS, FIXED_SEQUENCE, adjust
 from toolkit.stats.paired import (
     DEFAULT_BOOTSTRAP,
@@ -42,6 +50,7 @@ from toolkit.stats.paired import (
     Panel,
     paired_tests,
     randomization_for,
+    studentized_for,
 )
 from toolkit.stats.randomization import DEFAULT_RESAMPLES, RandomizationResult
 from toolkit.stats.refusal import compare_refusals
@@ -166,7 +175,9 @@ def compare_runs(
         for s in summaries[1:]
     )
     by_class = _by_class(summaries, class_measures, common, correction, alpha, blocked)
-    all_pairs = _all_pairs(names, main, tested, fresh, correction, alpha, test, failures)
+    all_pairs = _all_pairs(
+        names, main, comparisons, fresh, correction, alpha, test, failures, seed, bootstrap
+    )
     query_ids = list(summaries[0].query_ids)
     return ComparisonResult(
         runs=tuple(names),
@@ -316,14 +327,21 @@ def _all_pairs(
     alpha: float,
     test: str,
     failures: Failures,
+    seed: int,
+    bootstrap: int,
 ) -> tuple[AllPairs, ...]:
     """Every pair of runs on every measure (3+ runs): the declared test per pair, one family per measure.
 
-    Pairs with the baseline are the battery's results; the others were tested in the same Monte Carlo pass.
+    Pairs with the baseline are the battery's results; the others were tested in the same Monte Carlo pass,
+    and get the same headline interval (one shared bootstrap pass over their differences).
     """
     if len(names) < 3:
         return ()
     known = {(r.candidate, r.measure): r for r in tested}
+    keys = list(fresh)
+    dists = dict(
+        zip(keys, studentized_for([fresh[k][0] for k in keys], seed=seed, resamples=bootstrap), strict=True)
+    )
     out = []
     for m in measures:
         rows = []
@@ -347,28 +365,63 @@ def _all_pairs(
                 )
                 continue
             idiff, rand = fresh[(m, i, j)]
-            d = idiff.values / idiff.scale
-            ttest, ci = t_test(d)
+            ttest, _ = t_test(idiff)
+            ci = headline_interval(idiff, dists[(m, i, j)], bootstrap)
             wil = wilcoxon(idiff.values, "wilcox")
-            delta = float(idiff.values.sum()) / idiff.scale / d.size
             rows.append(
-                PairwiseResult(names[i], names[j], m, int(d.size), delta, ci, rand, ttest, wil, test, alpha)
+                PairwiseResult(
+                    names[i],
+                    names[j],
+                    m,
+                    int(idiff.values.size),
+                    idiff.mean(),
+                    ci,
+                    rand,
+                    ttest,
+                    wil,
+                    test,
+                    alpha,
+                )
             )
         adjusted = adjust([r.pvalue for r in rows], correction)
         pairs = tuple(
-            _pair_verdict(r, p, alpha, failures.pair_reason(r.a, r.b))
+            _pair_verdict(
+                r, p, alpha, failures.pair_reason(r.a, r.b), known.get((r.b, m)) if r.a == names[0] else None
+            )
             for r, p in zip(rows, adjusted, strict=True)
         )
         out.append(AllPairs(m, correction, pairs))
     return tuple(out)
 
 
-def _pair_verdict(r: PairwiseResult, p: float | None, alpha: float, blocked: str | None) -> PairwiseResult:
+def _pair_verdict(
+    r: PairwiseResult, p: float | None, alpha: float, blocked: str | None, owner: PairedResult | None
+) -> PairwiseResult:
+    """The exploratory verdict of a pair; a pair with the baseline reads its own family's verdict (one pair,
+    one verdict: issue 24), with a note when the all-pairs adjustment alone would have read otherwise."""
     import dataclasses
 
-    words = "–" if p is None or p >= alpha else ("better" if r.delta > 0 else "worse")
+    words = (
+        NO_VERDICT
+        if p is None or p >= alpha
+        else directed(r.test, r.delta, r.wilcoxon.r_plus, r.wilcoxon.r_minus)
+    )
+    note = ""
+    if owner is not None and not blocked:
+        own = owner.verdict
+        if significant(words) != significant(own) or (significant(words) and words != own):
+            note = (
+                f"the all-pairs adjustment alone would read {words!r} (p adj. {_p(p)}), but this pair is "
+                f"answered in the {owner.family} family ({owner.adjustment}, p adj. {_p(owner.p_adjusted)}), "
+                "which a claim about it must use"
+            )
+        words = f"{own} ({owner.family})"
     words = blocked or words
-    return dataclasses.replace(r, p_adjusted=p, verdict=words)
+    return dataclasses.replace(r, p_adjusted=p, verdict=words, note=note)
+
+
+def _p(p: float | None) -> str:
+    return "–" if p is None else f"{p:.4g}"
 
 
 def _class_measures(topics: TopicSet | None, parse: Any) -> dict[str, tuple[list[str], tuple[Measure, ...]]]:

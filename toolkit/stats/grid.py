@@ -10,11 +10,13 @@ rationals, and every difference is written as an integer over one common denomin
 common multiple of the differences' denominators, usually far smaller than ``lcm(1..k)``). Sums of those
 integers are exact, so ties are exact.
 
-The integers must also stay small enough for the tests that use them: every partial sum below 2^53, so that
-int64 arithmetic and float64 matrix products (the Monte Carlo path) are exact. When ``L`` is too large for
-that (``RR@1000`` over thousands of topics), or when the measure has no grid (``nDCG``, ``AP``), the
-differences are put on the fixed 1e-9 grid instead — the documented fallback, and the result says which
-grid was used.
+The integers are int64 while every partial sum stays below 2^53, so that int64 arithmetic and float64 matrix
+products (the Monte Carlo path) are exact. When ``L`` is larger than that (``RR@1000``: the least common
+multiple of a few ranks near 1000 passes 2^53 on 16 topics), one pair's differences are kept as exact Python
+integers (an object array, ``IntegerDiffs.big``): the exact tests enumerate them exactly
+(``randomization.exact_pvalue``), the signed ranks are taken from them exactly, and only a Monte Carlo pass
+works on the 1e-9 grid, saying so. Measures without a grid (``nDCG``, ``AP``) use the fixed 1e-9 grid — the
+documented fallback, and the result says which grid was used.
 """
 
 from __future__ import annotations
@@ -51,6 +53,31 @@ class IntegerDiffs:
     scale: int
     exact: bool
     grid: str
+
+    @property
+    def big(self) -> bool:
+        """Exact Python integers (an object array) because the common denominator passed 2^53."""
+        return self.values.dtype == object
+
+    def floats(self) -> np.ndarray:
+        """The differences as floats, each correctly rounded (``int / int`` is, even for huge integers)."""
+        if self.big:
+            return np.array([int(v) / self.scale for v in self.values.tolist()], dtype=float)
+        return self.values / self.scale
+
+    def mean(self) -> float:
+        """The mean difference, from the exact integer sum."""
+        n = int(self.values.size)
+        return float(Fraction(int(self.values.sum()), self.scale * n)) if n else 0.0
+
+    def spread(self) -> bool:
+        """Whether the differences differ at all, decided on the integers: float round-off makes the sd of
+        twelve copies of 0.1 about 1e-17, not 0, and a t statistic of 1e16 out of nothing."""
+        return len(set(self.values.tolist())) > 1
+
+    def monte_carlo(self) -> IntegerDiffs:
+        """Integers a float64 sign-flip pass can sum exactly: these, or the 1e-9 grid of big ones."""
+        return fine_grid(self.floats()) if self.big else self
 
 
 def on_grid(values: np.ndarray | Sequence[float]) -> np.ndarray:
@@ -147,6 +174,7 @@ def pair_integers(
         exact = _scaled(num, den)
         if exact is not None:
             return exact
+        return _big(num.tolist(), den.tolist())
     return fine_grid(np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float))
 
 
@@ -188,7 +216,23 @@ def _scaled(num: np.ndarray, den: np.ndarray, *, limit: int = EXACT_LIMIT) -> In
     # the magnitudes' column sums, in floats first: an int64 product must not overflow
     if float(np.max(np.sum(np.abs(num) * factor.astype(float), axis=0), initial=0.0)) >= limit:
         return None
-    return IntegerDiffs(num * factor, scale, True, f"exact 1/{scale} grid")
+    return IntegerDiffs(num * factor, scale, True, _grid_label(scale))
+
+
+def _big(num: Sequence[int], den: Sequence[int]) -> IntegerDiffs:
+    """``num/den`` over their least common denominator as exact Python integers (any size)."""
+    used = {int(d) for n, d in zip(num, den, strict=True) if n}
+    scale = math.lcm(*used) if used else 1
+    ints = np.empty(len(num), dtype=object)
+    ints[:] = [int(n) * (scale // int(d)) for n, d in zip(num, den, strict=True)]
+    return IntegerDiffs(ints, scale, True, _grid_label(scale))
+
+
+def _grid_label(scale: int) -> str:
+    """``exact 1/30 grid``; a denominator too long to read is shown by its size."""
+    if scale < 10**12:
+        return f"exact 1/{scale} grid"
+    return f"exact rationals (common denominator ≈ {float(scale):.2e})"
 
 
 def integer_diffs_of(diffs: np.ndarray | Sequence[float], measure: Measure | None = None) -> IntegerDiffs:
@@ -213,9 +257,7 @@ def integer_diffs_of(diffs: np.ndarray | Sequence[float], measure: Measure | Non
                     break
                 recovered.append(f)
             else:
-                exact = _common_grid([recovered[i] for i in inverse.tolist()])
-                if exact is not None:
-                    return exact
+                return _common_grid([recovered[i] for i in inverse.tolist()])
     return fine_grid(d)
 
 
@@ -242,15 +284,11 @@ def fine_grid(values: np.ndarray | Sequence[float], *, limit: int = EXACT_LIMIT)
     return IntegerDiffs(ints, 10**decimals, False, f"1e-{decimals} grid" if decimals else "integer grid")
 
 
-def _common_grid(diffs: list[Fraction]) -> IntegerDiffs | None:
-    """Integers over the least common denominator of ``diffs``, or None when their sums would not be exact."""
+def _common_grid(diffs: list[Fraction]) -> IntegerDiffs:
+    """Integers over the least common denominator of ``diffs``: int64 when their sums stay exact, else big."""
     if not diffs:
         return IntegerDiffs(np.zeros(0, dtype=np.int64), 1, True, "exact 1/1 grid")
-    num = np.array([f.numerator for f in diffs], dtype=object)
-    den = np.array([f.denominator for f in diffs], dtype=object)
-    used = {int(d) for n, d in zip(num, den, strict=True) if n}
-    scale = math.lcm(*used) if used else 1
-    ints = [int(n) * (scale // int(d)) for n, d in zip(num, den, strict=True)]
-    if sum(abs(i) for i in ints) >= EXACT_LIMIT:
-        return None
-    return IntegerDiffs(np.array(ints, dtype=np.int64), scale, True, f"exact 1/{scale} grid")
+    big = _big([f.numerator for f in diffs], [f.denominator for f in diffs])
+    if sum(abs(i) for i in big.values.tolist()) >= EXACT_LIMIT:
+        return big
+    return IntegerDiffs(big.values.astype(np.int64), big.scale, True, big.grid)

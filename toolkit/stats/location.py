@@ -1,17 +1,20 @@
 """The location tests and estimates of a paired comparison beside the randomization test.
 
-* the paired **t** test and its 95% interval (the headline CI, docs/design.md §7: the percentile bootstrap
-  undercovers at TREC sizes, the t interval does not);
+* the paired **t** test and its 95% interval (kept in JSON and the appendix: it assumes symmetric
+  differences; the headline interval is the studentized bootstrap's, ``toolkit.stats.studentized``);
 * **Wilcoxon's** signed-rank test with every scipy argument explicit: scipy's exact null when there are no
   tied magnitudes and at most 50 non-zero pairs; otherwise the exact *conditional* null (all 2^m sign flips
   of the mid-ranks, by ``randomization.exact_pvalue`` on the half-integer grid, because scipy's ``exact``
   ignores ties and its permutation method is slow); the normal approximation (no continuity correction
   unless asked) only when that is too large or on request;
-* **non-inferiority** against a declared margin (one-sided t on ``mean + margin``);
+* **non-inferiority** against a declared margin, by the studentized bootstrap (the one-sided t bound is
+  kept for the record);
 * the **minimum detectable effect** at 80% power (statsmodels' ``TTestPower``), a post hoc quantity.
 
 Every function returns ``None`` values together with a reason when the statistic does not exist for the data
-(no spread, too few topics by the minimum-data rule in ``toolkit.minimum``), never NaN.
+(no spread, too few topics by the minimum-data rule in ``toolkit.minimum``), never NaN. Spread is decided on
+the exact integer differences (``IntegerDiffs.spread``), never on a float standard deviation: twelve copies
+of +0.1 have a float sd near 1e-17, which made t ≈ 1e16 out of nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import numpy as np
 
 from toolkit.errors import ToolkitError
 from toolkit.minimum import shortfall
-from toolkit.stats.grid import integer_grid
+from toolkit.stats.grid import IntegerDiffs, integer_grid
 from toolkit.stats.randomization import exact_pvalue
+from toolkit.stats.studentized import METHOD as STUDENTIZED
+from toolkit.stats.studentized import StudentizedDistribution, skew_shortfall
 
 #: Said of a comparison whose per-topic differences are all equal (t, its interval, d_z do not exist).
 NO_SPREAD = "every per-topic difference is the same (sd = 0)"
@@ -73,19 +78,23 @@ class Wilcoxon:
 
 @dataclass(frozen=True)
 class NonInferiority:
-    """One-sided test of H0 ``mean(d) <= -margin``; ``holds`` means "no regression larger than margin".
+    """One-sided test of H0 ``mean(d) <= -margin`` by the studentized bootstrap (``statistic`` is the observed
+    studentized mean ``(mean + margin) / se``, ``pvalue`` its bootstrap p, ``ci_lower`` the one-sided
+    (1 − α) bound); ``holds`` means "no regression larger than margin". ``ci_lower_t`` is the one-sided t
+    bound, for the record (it assumes symmetric differences).
 
-    When the test does not exist for the data (no spread, too few topics), ``statistic``, ``pvalue``,
-    ``ci_lower`` and ``holds`` are None and ``reason`` says why: neither "holds" nor "fails" is claimed.
+    When the test does not exist for the data (no spread, fewer than 30 topics, no bootstrap), ``statistic``,
+    ``pvalue``, ``ci_lower`` and ``holds`` are None and ``reason`` says why: neither "holds" nor "fails".
     """
 
     margin: float
     statistic: float | None
     pvalue: float | None
     ci_lower: float | None
-    ci_lower_bootstrap: float | None
+    ci_lower_t: float | None
     holds: bool | None
     reason: str | None = None
+    method: str = STUDENTIZED
 
 
 @dataclass(frozen=True)
@@ -99,17 +108,17 @@ class MinimumEffect:
     reason: str | None = None
 
 
-def t_test(d: np.ndarray) -> tuple[TTest, Interval]:
+def t_test(diffs: IntegerDiffs) -> tuple[TTest, Interval]:
     """The paired t test of ``mean(d) == 0`` and the t interval, by the minimum-data rule."""
     from scipy import stats
 
+    d = diffs.floats()
     n = int(d.size)
     if n < 2:
         reason = f"a t test needs at least 2 topics (found {n})"
         return TTest(None, max(0, n - 1), None, reason), Interval(None, None, "t", reason)
-    sd = float(d.std(ddof=1))
-    if sd == 0:
-        p = 1.0 if float(d.mean()) == 0 else None
+    if not diffs.spread():
+        p = 1.0 if not np.any(diffs.values) else None
         reason = NO_SPREAD
         return TTest(None, n - 1, p, None if p is not None else reason), Interval(None, None, "t", reason)
     res = stats.ttest_1samp(d, 0.0, alternative="two-sided")
@@ -121,27 +130,36 @@ def t_test(d: np.ndarray) -> tuple[TTest, Interval]:
     return test, Interval(float(ci.low), float(ci.high), "t")
 
 
-def bootstrap_interval(means: np.ndarray | None, n: int, sd: float, resamples: int) -> Interval:
-    """The percentile interval of bootstrap means (JSON only: it undercovers at small n)."""
-    method = "percentile bootstrap"
-    if resamples <= 0:
-        return Interval(None, None, method, "bootstrap disabled (0 resamples)")
-    short = shortfall(n, "topics")
-    if short:
-        return Interval(None, None, method, short, resamples=resamples)
-    if sd == 0 or means is None:
-        return Interval(None, None, method, NO_SPREAD, resamples=resamples)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Interval(float(low), float(high), method, resamples=resamples)
+def headline_interval(
+    diffs: IntegerDiffs, dist: StudentizedDistribution | None, resamples: int, alpha: float = 0.05
+) -> Interval:
+    """The headline 95% interval: the studentized bootstrap's, withheld with the reason where it does not
+    hold (fewer than 30 topics, no spread, bootstrap disabled). ``alpha`` is the interval's (0.05: 95%)."""
+    n = int(diffs.values.size)
+    reason = (
+        ("bootstrap disabled (0 resamples)" if resamples <= 0 else None)
+        or (None if diffs.spread() or n < 2 else NO_SPREAD)
+        or skew_shortfall(n)
+        or (None if dist is not None else NO_SPREAD)
+    )
+    if reason is not None or dist is None:
+        return Interval(None, None, STUDENTIZED, reason, resamples=resamples if resamples > 0 else None)
+    half = f"{float(alpha) / 2!r}"
+    low, high = dist.lower(half), dist.upper(half)
+    if low is None or high is None:
+        reason = f"{resamples} bootstrap resamples are too few for a 95% interval"
+        return Interval(None, None, STUDENTIZED, reason, resamples=resamples)
+    return Interval(low, high, STUDENTIZED, resamples=resamples)
 
 
 def wilcoxon(
     ints: np.ndarray, zero_method: str, *, force_asymptotic: bool = False, correction: bool = False
 ) -> Wilcoxon:
-    """Signed-rank test on integer differences (exact ties: ``toolkit.stats.grid``)."""
+    """Signed-rank test on integer differences (exact ties: ``toolkit.stats.grid``; int64 or, past 2^53,
+    Python integers, whose magnitudes are first replaced by their order — the test sees only ranks)."""
     from scipy import stats
 
-    d = np.asarray(ints, dtype=np.int64)
+    d = _ordinal(ints)
     nonzero = d[d != 0]
     ranked = d if zero_method == "pratt" else nonzero
     ranks = stats.rankdata(np.abs(ranked))
@@ -189,6 +207,18 @@ def wilcoxon(
     )
 
 
+def _ordinal(ints: np.ndarray) -> np.ndarray:
+    """Signed dense codes of the magnitudes (0 stays 0): the same signs, ties and order of |d| as ``ints``."""
+    values = np.asarray(ints)
+    if values.dtype != object:
+        return values.astype(np.int64)
+    magnitudes = sorted({abs(int(v)) for v in values.tolist()} - {0})
+    code = {m: i + 1 for i, m in enumerate(magnitudes)}
+    return np.array(
+        [0 if v == 0 else (code[abs(int(v))] if v > 0 else -code[abs(int(v))]) for v in values.tolist()]
+    )
+
+
 def minimum_effect(n: int, sd: float, alpha: float) -> MinimumEffect:
     """Post hoc MDE at 80% power and ``alpha`` (the confirmatory level, α/m for m candidates)."""
     short = shortfall(n, "topics")
@@ -210,23 +240,30 @@ def _standard_mde(n: int, alpha: float) -> float:
     return float(np.asarray(effect).item())
 
 
-def noninferiority(d: np.ndarray, margin: float, alpha: float, boot: np.ndarray | None) -> NonInferiority:
-    """H0 ``mean(d) <= -margin`` by a one-sided t test; the lower bound is the one-sided (1 − α) t bound."""
+def noninferiority(
+    diffs: IntegerDiffs, margin: float, alpha: float, dist: StudentizedDistribution | None, resamples: int
+) -> NonInferiority:
+    """H0 ``mean(d) <= -margin`` by the studentized bootstrap at ``alpha`` (``toolkit.stats.studentized``);
+    withheld with the reason below 30 topics, without spread, or without a bootstrap."""
     from scipy import stats
 
     if not margin >= 0:
         raise ToolkitError(f"non-inferiority margin must be >= 0, got {margin}")
-    n = int(d.size)
-    reason = shortfall(n, "topics")
-    sd = float(d.std(ddof=1)) if n > 1 else 0.0
-    if reason is None and sd == 0:
-        reason = f"{NO_SPREAD}: the one-sided t test is undefined"
-    if reason is not None:
-        return NonInferiority(margin, None, None, None, None, None, reason)
-    mean = float(d.mean())
-    se = sd / math.sqrt(n)
-    t = (mean + margin) / se
-    p = float(stats.t.sf(t, n - 1))
-    lower = mean - float(stats.t.ppf(1 - alpha, n - 1)) * se
-    boot_lower = float(np.percentile(boot, 100 * alpha)) if boot is not None and boot.size else None
-    return NonInferiority(margin, float(t), p, lower, boot_lower, p < alpha)
+    n = int(diffs.values.size)
+    t_lower = None
+    if n >= 2 and diffs.spread():
+        d = diffs.floats()
+        t_lower = float(d.mean()) - float(stats.t.ppf(1 - alpha, n - 1)) * float(d.std(ddof=1)) / math.sqrt(n)
+    reason = (
+        (None if diffs.spread() or n < 2 else f"{NO_SPREAD}: no standard error to test by")
+        or skew_shortfall(n, "a non-inferiority claim that holds under skewed per-topic differences")
+        or ("bootstrap disabled (0 resamples)" if resamples <= 0 or dist is None else None)
+    )
+    if reason is None and dist is not None:
+        lower = dist.lower(repr(alpha))
+        if lower is None:
+            reason = f"{resamples} bootstrap resamples are too few for a one-sided bound at α = {alpha:g}"
+        else:
+            t, p = dist.pvalue_above(-margin)
+            return NonInferiority(margin, t, p, lower, t_lower, p < alpha)
+    return NonInferiority(margin, None, None, None, t_lower, None, reason)

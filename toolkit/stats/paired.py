@@ -6,19 +6,20 @@ round-off can neither split a tie nor flip a sign. On them:
 
 * the **declared test** (``test``: the paired randomization test by default, or ``t`` / ``wilcoxon``) gives
   the p-value decisions use; the other two are computed too and reported in JSON and the appendix;
-* the headline **95% CI is the paired t interval**; the seeded percentile bootstrap (10,000 resamples) is kept
-  in JSON; both are unadjusted for multiplicity and say so;
+* the headline **95% CI is the studentized bootstrap's** (10,000 seeded topic resamples; withheld below 30
+  topics, where no interval holds under skew: ``toolkit.stats.studentized``); the paired t interval is kept in
+  JSON and the appendix; both are unadjusted for multiplicity and say so;
 * effect sizes: Cohen's d_z = mean(d)/sd(d), and the matched-pairs rank-biserial (R+ − R−)/(R+ + R−);
 * the **post hoc** minimum detectable effect at 80% power, at the confirmatory level (``mde_alpha``: α/m for
   m candidates, Bonferroni);
-* non-inferiority against a declared margin (``toolkit.stats.location``).
+* non-inferiority against a declared margin, by the same studentized bootstrap (``toolkit.stats.location``).
 
 Many pairs at once (``paired_tests``): the exact tests run per pair; every pair that needs Monte Carlo shares
 one seeded stream of sign vectors, and every pair's bootstrap one stream of resamples
 (``toolkit.stats.resampling``) — one matrix product per chunk instead of one draw per test.
 
 Degenerate inputs are explicit: no topics is an error; all-zero differences give p = 1 and null t, d_z and
-MDE with a reason; estimates on fewer than 10 topics are null by the minimum-data rule (``toolkit.minimum``);
+MDE with a reason; so do equal non-zero differences (decided on the integers: no spread, no t); estimates on fewer than 10 topics are null by the minimum-data rule (``toolkit.minimum``);
 fewer than 6 non-zero pairs carry a note saying that no exact test can reach α.
 """
 
@@ -44,7 +45,7 @@ from toolkit.stats.location import (
     NonInferiority,
     TTest,
     Wilcoxon,
-    bootstrap_interval,
+    headline_interval,
     minimum_effect,
     noninferiority,
     t_test,
@@ -56,7 +57,8 @@ from toolkit.stats.randomization import (
     exact_pvalue,
     monte_carlo_result,
 )
-from toolkit.stats.resampling import DEFAULT_BOOTSTRAP, bootstrap_means, flip_counts
+from toolkit.stats.resampling import DEFAULT_BOOTSTRAP, bootstrap_moments, flip_counts
+from toolkit.stats.studentized import StudentizedDistribution, distributions, skew_shortfall
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
@@ -101,7 +103,7 @@ class PairedResult:
     mean_candidate: float
     delta: float
     ci95: Interval
-    ci95_bootstrap: Interval
+    ci95_t: Interval
     randomization: RandomizationResult
     t: TTest
     wilcoxon: Wilcoxon
@@ -288,7 +290,7 @@ def paired_tests(
     if test not in TESTS:
         raise ToolkitError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
     ints, rand = tested or randomization_for(specs, seed=seed, resamples=resamples)
-    boots = _bootstraps(specs, seed=seed, resamples=bootstrap)
+    boots = studentized_for(ints, seed=seed, resamples=bootstrap)
     out = []
     for spec, idiff, r, boot in zip(specs, ints, rand, boots, strict=True):
         out.append(
@@ -325,7 +327,7 @@ def randomization_for(
             pending.setdefault(len(spec.panel.topics), []).append(k)
         else:
             p, method = exact
-            results.append(RandomizationResult(p, True, None, method, "two-sided", _mean(idiff), idiff.grid))
+            results.append(RandomizationResult(p, True, None, method, "two-sided", idiff.mean(), idiff.grid))
     for members in pending.values():
         offsets: dict[int, int] = {}
         blocks: list[np.ndarray] = []
@@ -345,34 +347,24 @@ def randomization_for(
     return ints, [r for r in results if r is not None]
 
 
-def _mean(idiff: IntegerDiffs) -> float:
-    values = idiff.values
-    return float(values.sum()) / idiff.scale / values.size if values.size else 0.0
-
-
-def _bootstraps(specs: Sequence[PairSpec], *, seed: int, resamples: int) -> list[np.ndarray | None]:
-    """Bootstrap means of each spec's differences: one shared pass per topic count over the panels' columns
-    (the mean of a difference is the difference of the means)."""
-    out: list[np.ndarray | None] = [None] * len(specs)
+def studentized_for(
+    ints: Sequence[IntegerDiffs], *, seed: int, resamples: int
+) -> list[StudentizedDistribution | None]:
+    """The bootstrap-t distribution of each pair's mean difference: one shared pass of topic resamples per
+    topic count over every pair's differences (the draws depend on the seed and n only). Pairs below the
+    skew rule's 30 topics, or without spread, get None: their interval is withheld anyway."""
+    out: list[StudentizedDistribution | None] = [None] * len(ints)
     if resamples <= 0:
         return out
     groups: dict[int, list[int]] = {}
-    for k, spec in enumerate(specs):
-        groups.setdefault(len(spec.panel.topics), []).append(k)
-    for n, members in groups.items():
-        if shortfall(n, "topics"):
-            continue
-        offsets: dict[int, int] = {}
-        blocks: list[np.ndarray] = []
-        for k in members:
-            panel = specs[k].panel
-            if id(panel) not in offsets:
-                offsets[id(panel)] = sum(b.shape[1] for b in blocks)
-                blocks.append(panel.values)
-        means = bootstrap_means(np.hstack(blocks), seed=seed, resamples=resamples)
-        for k in members:
-            base = offsets[id(specs[k].panel)]
-            out[k] = means[:, base + specs[k].j] - means[:, base + specs[k].i]
+    for k, idiff in enumerate(ints):
+        if not skew_shortfall(int(idiff.values.size)) and idiff.spread():
+            groups.setdefault(int(idiff.values.size), []).append(k)
+    for members in groups.values():
+        d = np.column_stack([ints[k].floats() for k in members])
+        means, squares = bootstrap_moments(d, seed=seed, resamples=resamples)
+        for k, dist in zip(members, distributions(d, means, squares), strict=True):
+            out[k] = dist
     return out
 
 
@@ -380,7 +372,7 @@ def _battery(
     spec: PairSpec,
     idiff: IntegerDiffs,
     rand: RandomizationResult,
-    boot: np.ndarray | None,
+    boot: StudentizedDistribution | None,
     *,
     alpha: float,
     seed: int,
@@ -391,14 +383,14 @@ def _battery(
     test: str,
     mde_alpha: float,
 ) -> PairedResult:
-    d = idiff.values / idiff.scale
+    d = idiff.floats()
     a = spec.panel.values[:, spec.i]
     b = spec.panel.values[:, spec.j]
     n = int(d.size)
     nonzero = int(np.count_nonzero(idiff.values))
-    mean = float(idiff.values.sum()) / idiff.scale / n
-    sd = float(d.std(ddof=1)) if n > 1 else 0.0
-    ttest, ci_t = t_test(d)
+    mean = idiff.mean()
+    sd = float(d.std(ddof=1)) if n > 1 and idiff.spread() else 0.0
+    ttest, ci_t = t_test(idiff)
     wil = wilcoxon(idiff.values, zero_method, force_asymptotic=force_asymptotic, correction=correction)
     notes = list(spec.notes)
     note = reach_note(nonzero, alpha)
@@ -408,7 +400,7 @@ def _battery(
         notes.append("all per-topic differences are zero")
     effect_reason = shortfall(n, "topics") or (NO_SPREAD if sd == 0 else None)
     rsum = wil.r_plus + wil.r_minus
-    ni = None if spec.margin is None else noninferiority(d, spec.margin, alpha, boot)
+    ni = None if spec.margin is None else noninferiority(idiff, spec.margin, alpha, boot, bootstrap)
     return PairedResult(
         measure=spec.measure,
         baseline=spec.panel.runs[spec.i],
@@ -422,8 +414,8 @@ def _battery(
         mean_baseline=float(a.mean()),
         mean_candidate=float(b.mean()),
         delta=mean,
-        ci95=ci_t,
-        ci95_bootstrap=bootstrap_interval(boot, n, sd, bootstrap),
+        ci95=headline_interval(idiff, boot, bootstrap),
+        ci95_t=ci_t,
         randomization=rand,
         t=ttest,
         wilcoxon=wil,

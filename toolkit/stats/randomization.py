@@ -5,8 +5,11 @@ either sign, so the null distribution of the summed difference is that of ``sum(
 sign vectors ``s``. Everything works on integers (``toolkit.stats.grid``): the measure's exact rational grid
 when it has one and it fits (``RR@k``, ``P@k`` …), else the 1e-9 grid. Then:
 
-* **Enumeration** (``m <= 20`` non-zero differences; zeros do not change the sum): all ``2^m`` signed sums
-  are built by doubling, and ``p = count / 2^m`` is an exact rational (rounded once to a float).
+* **Enumeration** (``m <= 20`` non-zero differences; zeros do not change the sum): every one of the ``2^m``
+  signed sums is counted, in Python integers of any size (so a common denominator past 2^53, as ``RR@1000``
+  has, is still exact), meeting in the middle: the ``2^(m/2)`` sums of each half, one half sorted, and for
+  each sum of the other the number of partners reaching the observed sum by bisection. ``p = count / 2^m``
+  is an exact rational (rounded once to a float).
 * **Dynamic programming** when the integers are small enough (support × groups within ``DP_MAX_WORK``):
   equal magnitudes are grouped (``c`` copies of ``v`` contribute ``v·(2j − c)``, ``j ~ Binomial(c, 1/2)``)
   and the groups are convolved over the integer sums — as exact integer counts of sign vectors while
@@ -22,9 +25,11 @@ The result records which path and which grid were used; reports show both.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -112,17 +117,17 @@ def sign_flip_test(
     ints: IntegerDiffs, *, seed: int = 42, resamples: int = DEFAULT_RESAMPLES, alternative: str = "two-sided"
 ) -> RandomizationResult:
     """The test on differences already on an integer grid: exact if feasible, else seeded Monte Carlo."""
-    values = ints.values
-    statistic = float(values.sum()) / ints.scale / values.size if values.size else 0.0
-    exact = exact_pvalue(values, alternative)
+    statistic = ints.mean()
+    exact = exact_pvalue(ints.values, alternative)
     if exact is not None:
         p, method = exact
         return RandomizationResult(p, True, None, method, alternative, statistic, ints.grid)
-    two, greater, less = flip_counts(values[:, None], seed=seed, resamples=resamples)
+    sampled = ints.monte_carlo()
+    two, greater, less = flip_counts(sampled.values[:, None], seed=seed, resamples=resamples)
     count = {"two-sided": two, "greater": greater, "less": less}[alternative][0]
     p = (int(count) + 1) / (resamples + 1)
     method = f"Monte Carlo ({resamples:,} seeded sign flips)"
-    return RandomizationResult(p, False, resamples, method, alternative, statistic, ints.grid)
+    return RandomizationResult(p, False, resamples, method, alternative, statistic, sampled.grid)
 
 
 def monte_carlo_result(
@@ -130,8 +135,6 @@ def monte_carlo_result(
 ) -> RandomizationResult:
     """The result of a Monte Carlo test whose count came from a shared ``flip_counts`` pass (``grid``: the grid
     that pass compared on, when not ``ints``'s own)."""
-    values = ints.values
-    statistic = float(values.sum()) / ints.scale / values.size if values.size else 0.0
     method = f"Monte Carlo ({resamples:,} seeded sign flips)"
     return RandomizationResult(
         (int(count) + 1) / (resamples + 1),
@@ -139,25 +142,25 @@ def monte_carlo_result(
         resamples,
         method,
         alternative,
-        statistic,
-        grid or ints.grid,
+        ints.mean(),
+        grid or ints.monte_carlo().grid,
     )
 
 
 def exact_pvalue(values: np.ndarray, alternative: str = "two-sided") -> tuple[float, str] | None:
-    """Exact p (and how it was found) from integer differences, or None when that would cost too much."""
-    nonzero = np.asarray(values, dtype=np.int64)
-    nonzero = nonzero[nonzero != 0]
-    m = int(nonzero.size)
+    """Exact p (and how it was found) from integer differences (int64, or Python integers of any size in an
+    object array), or None when that would cost too much."""
+    big = np.asarray(values).dtype == object
+    ints = [int(v) for v in np.asarray(values).tolist() if v != 0]
+    m = len(ints)
     if m == 0:
         return 1.0, "exact (no non-zero differences)"
-    observed = int(nonzero.sum())
     if m <= ENUMERATE_MAX:
-        sums = np.zeros(1, dtype=np.int64)
-        for value in nonzero.tolist():
-            sums = np.concatenate((sums + value, sums - value))
-        count = _tail_count(sums, observed, alternative, np.ones(1, dtype=np.int64))
-        return int(count) / 2**m, f"exact (all 2^{m} sign vectors)"
+        return float(Fraction(_enumerated(ints, alternative), 2**m)), f"exact (all 2^{m} sign vectors)"
+    if big:
+        return None
+    nonzero = np.array(ints, dtype=np.int64)
+    observed = int(nonzero.sum())
     magnitudes, counts = np.unique(np.abs(nonzero), return_counts=True)
     g = math.gcd(*magnitudes.tolist())
     magnitudes //= g
@@ -172,6 +175,32 @@ def exact_pvalue(values: np.ndarray, alternative: str = "two-sided") -> tuple[fl
         return None
     p = _grid_dp(magnitudes.tolist(), counts.tolist(), observed, alternative, exact_counts=m <= 62)
     return p, "exact (dynamic programme over the integer sums)"
+
+
+def _enumerated(ints: list[int], alternative: str) -> int:
+    """How many of the 2^m sign vectors give a signed sum at least as extreme as ``sum(ints)``: meet in the
+    middle over the two halves' 2^(m/2) sums each, in exact Python integers."""
+    observed = sum(ints)
+    half = len(ints) // 2
+    left, right = _signed_sums(ints[:half]), sorted(_signed_sums(ints[half:]))
+    size = len(right)
+    if alternative == "greater":
+        return sum(size - bisect.bisect_left(right, observed - x) for x in left)
+    if alternative == "less":
+        return sum(bisect.bisect_right(right, observed - x) for x in left)
+    t = abs(observed)
+    if t == 0:
+        return len(left) * size
+    # |x + y| >= t > 0: y >= t − x or y <= −t − x (disjoint)
+    return sum(size - bisect.bisect_left(right, t - x) + bisect.bisect_right(right, -t - x) for x in left)
+
+
+def _signed_sums(ints: list[int]) -> list[int]:
+    """Σ s_i·v_i over every sign vector s (2^len values, with repeats)."""
+    sums = [0]
+    for v in ints:
+        sums = [s + v for s in sums] + [s - v for s in sums]
+    return sums
 
 
 def _grid_dp(

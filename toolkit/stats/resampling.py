@@ -100,26 +100,39 @@ def flip_counts(
 
 
 def bootstrap_means(columns: np.ndarray, *, seed: int, resamples: int = DEFAULT_BOOTSTRAP) -> np.ndarray:
-    """Means of ``resamples`` paired-bootstrap samples of the topics, per column (resamples × columns).
+    """Means of ``resamples`` paired-bootstrap samples of the topics, per column (resamples × columns)."""
+    return bootstrap_moments(columns, seed=seed, resamples=resamples)[0]
+
+
+def bootstrap_moments(
+    columns: np.ndarray, *, seed: int, resamples: int = DEFAULT_BOOTSTRAP
+) -> tuple[np.ndarray, np.ndarray]:
+    """Means and mean squares of ``resamples`` paired-bootstrap samples of the topics, per column (each
+    resamples × columns): what the studentized bootstrap needs (``toolkit.stats.studentized``).
 
     Each resample draws n topics with replacement; its mean is ``counts · column / n``, where ``counts`` are
-    how often each topic was drawn. One count matrix per chunk serves every column.
+    how often each topic was drawn. One count matrix per chunk serves every column, and the draws depend only
+    on the seed and n, so the same topics are resampled the same way for every column.
     """
     d = np.asarray(columns, dtype=np.float64)
     if d.ndim == 1:
         d = d[:, None]
     n, c = d.shape
-    out = np.empty((resamples, c))
+    means = np.empty((resamples, c))
+    squares = np.empty((resamples, c))
     if n == 0 or resamples <= 0:
-        return out[:0]
+        return means[:0], squares[:0]
     _, rng = streams(seed)
     rows = _rows(n)
+    both = np.hstack((d, d * d))
     done = 0
     while done < resamples:
         size = min(rows, resamples - done)
         idx = rng.integers(0, n, size=(size, n))
         idx += (np.arange(size) * n)[:, None]
         counts = np.bincount(idx.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
-        out[done : done + size] = counts @ d / n
+        part = counts @ both / n
+        means[done : done + size] = part[:, :c]
+        squares[done : done + size] = part[:, c:]
         done += size
-    return out
+    return means, squares

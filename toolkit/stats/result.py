@@ -85,7 +85,8 @@ class ClassBreakdown:
 
 @dataclass(frozen=True)
 class PairwiseResult:
-    """Run ``b`` against run ``a`` on one measure, for the all-pairs family (no bootstrap, no per-topic data)."""
+    """Run ``b`` against run ``a`` on one measure, for the all-pairs family (no per-topic data). A pair with the
+    baseline shows the verdict of the family that answers it (confirmatory or secondary), labelled so."""
 
     a: str
     b: str
@@ -100,6 +101,8 @@ class PairwiseResult:
     alpha: float
     p_adjusted: float | None = None
     verdict: str = ""
+    #: Why a pair with the baseline reads its own family's verdict rather than this family's, when they differ.
+    note: str = ""
 
     @property
     def pvalue(self) -> float | None:
@@ -194,10 +197,15 @@ class ComparisonResult:
         return None
 
     def regressions(self) -> tuple[PairedResult, ...]:
-        """Candidates significantly worse on the primary measure in the confirmatory family (adjusted p < α).
+        """Candidates significantly worse on the primary measure in the confirmatory family (adjusted p < α),
+        or significant with the test's direction and the mean's disagreeing (the mean may have dropped).
 
         Not a "no regression" check for the others: that needs non-inferiority (``regression_check``)."""
-        return tuple(c for c in self.comparisons if c.primary and c.verdict == "worse")
+        from toolkit.stats.families import WORSE, disagrees
+
+        return tuple(
+            c for c in self.comparisons if c.primary and (c.verdict == WORSE or disagrees(c.verdict))
+        )
 
     def judged_warnings(self, run: str) -> tuple[str, ...]:
         """Judged@k below 1 with pooled human qrels: the run is scored partly on unjudged documents."""
@@ -236,8 +244,11 @@ class ComparisonResult:
             criterion = (
                 f"the confirmatory {self.test} test of {self.primary} ({self.confirmatory.adjustment} over "
                 f"{self.confirmatory.m} candidate(s), α = {self.alpha:g}): a candidate fails when it is "
-                "significantly worse; passing is not evidence of no regression (declare --margin for that)"
+                "significantly worse, or significant with its test's direction and the mean's disagreeing; "
+                "passing is not evidence of no regression (declare --margin for that)"
             )
+        from toolkit.stats.families import disagrees
+
         failed = []
         for v in self.verdicts():
             if not v.comparable:
@@ -251,6 +262,7 @@ class ComparisonResult:
                 if ni is None or ni.holds is not True:
                     reason = ni.reason if ni is not None and ni.reason else "non-inferiority not shown"
                     failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}: {reason}"))
-            elif c.verdict == "worse":
-                failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}"))
+            elif c in self.regressions():
+                said = f": {c.verdict}" if disagrees(c.verdict) else ""
+                failed.append((v.candidate, f"{c.measure} {c.delta:+.4f}, p adj. {c.p_adjusted:.4g}{said}"))
         return RegressionCheck(criterion, tuple(failed))

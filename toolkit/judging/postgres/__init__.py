@@ -2,9 +2,11 @@
 
 A campaign is one schema (``?campaign=NAME``) in a database that ``trec-toolkit campaign setup`` prepared once
 with two roles: ``trec_owner`` (organisers: they create campaigns, pool, assign, export) and ``trec_assessor``
-(may read the campaign, never its provenance, and may only INSERT into the judgment log). ``schema`` holds the
-tables, migrations and roles, ``store`` every SQL statement of the store, ``url`` the campaign URLs (without
-importing the driver). The rules shared with SQLite live in ``toolkit.judging.store.CampaignStore``.
+(only in the campaigns it belongs to: reads them but not provenance or runs, and appends to the log as itself,
+on its own items — ``security``). ``schema`` holds the migrations (derived from the declaration in
+``toolkit.judging.sql.tables``) and roles, ``security`` the row-level security, ``store`` the connection and
+locking, ``url`` the campaign URLs (without importing the driver). The rules shared with SQLite live in
+``toolkit.judging.store.CampaignStore``, the statements in ``toolkit.judging.sql.store``.
 
 psycopg 3 is an optional dependency: ``pip install 'trec-toolkit[postgresql]'``.
 """

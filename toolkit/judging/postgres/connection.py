@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time as clock
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
@@ -31,6 +31,7 @@ from toolkit.errors import StoreError
 from toolkit.judging.postgres import schema
 from toolkit.judging.postgres.schema import ConnectionLost
 from toolkit.judging.postgres.url import CampaignURL
+from toolkit.judging.sql.store import Nesting
 
 T = TypeVar("T")
 
@@ -70,6 +71,11 @@ class Transaction:
         self._link.begin()
         return self._link.conn.execute(query, params)
 
+    def executemany(self, query: Any, rows: Iterable[Sequence[Any]]) -> None:
+        self._link.begin()
+        with self._link.conn.cursor() as cursor:
+            cursor.executemany(query, rows)
+
     def cursor(self) -> psycopg.Cursor[Any]:
         self._link.begin()
         return self._link.conn.cursor()
@@ -85,7 +91,7 @@ class Link:
         self.campaign = url.campaign or ""
         self.retry_seconds = RETRY_SECONDS
         self.lock = threading.RLock()
-        self.depth = 0  # nesting level of transaction()
+        self._nesting = Nesting()  # nesting level of transaction()
         self.begun = False  # BEGIN sent in the current transaction
         self._tx = Transaction(self)
         #: The campaign's advisory write lock (``begin``); a lone event INSERT takes it shared in-statement.
@@ -98,15 +104,6 @@ class Link:
         with self.lock:
             self.conn.close()
 
-    @property
-    def facts(self) -> Any:
-        """The store's per-call read cache (``PostgresStore._append``), this thread's only."""
-        return getattr(self._local, "facts", None)
-
-    @facts.setter
-    def facts(self, value: Any) -> None:
-        self._local.facts = value
-
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """One durable write, rolled back whole on any error; nested uses join the outermost one.
@@ -116,27 +113,28 @@ class Link:
         A write that is one event and nothing else (``write_event`` of a ``single`` operation) needs no
         ``BEGIN`` … ``COMMIT`` at all: one INSERT is its own transaction, durable when it returns.
         """
-        with self.lock:
-            if self.depth:
-                self.depth += 1
-                try:
-                    yield self._tx
-                finally:
-                    self.depth -= 1
-                return
-            self.depth, self.begun = 1, False
-            try:
-                yield self._tx
-                if self.begun:
-                    self.conn.execute("COMMIT")
-            except psycopg.Error as exc:
-                self._rollback()
-                raise self.failure(exc, "write failed and was rolled back") from exc
-            except BaseException:
-                self._rollback()
-                raise
-            finally:
-                self.depth, self.begun = 0, False
+        with self._nesting.joined(self.lock, self._tx, self._outermost) as tx:
+            yield tx
+
+    @property
+    def depth(self) -> int:
+        return self._nesting.depth
+
+    @contextmanager
+    def _outermost(self) -> Iterator[Transaction]:
+        self.begun = False
+        try:
+            yield self._tx
+            if self.begun:
+                self.conn.execute("COMMIT")
+        except psycopg.Error as exc:
+            self._rollback()
+            raise self.failure(exc, "write failed and was rolled back") from exc
+        except BaseException:
+            self._rollback()
+            raise
+        finally:
+            self.begun = False
 
     def begin(self) -> None:
         """Start the transaction before its first write, with the campaign's write lock (see ``transaction``).
@@ -185,6 +183,12 @@ class Link:
             return BusyError(
                 f"{self.location}: the campaign is busy (another write held it for {schema.LOCK_TIMEOUT_S} s); "
                 "nothing was written, try again"
+            )
+        if isinstance(exc, pgerrors.InsufficientPrivilege) and "row-level security" in message:
+            return StoreError(
+                f"{self.location}: the server refused the event ({message}): a login records only as the "
+                "assessor it is, only grades of the campaign's scale, only on items assigned to it, and "
+                "adjudicates only when an organiser made it an adjudicator (`trec-toolkit campaign member`)"
             )
         if isinstance(exc, pgerrors.InsufficientPrivilege):
             return StoreError(f"{self.location}: permission denied ({message}); {schema.setup_advice()}")

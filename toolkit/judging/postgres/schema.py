@@ -1,8 +1,10 @@
 """The campaign schema on PostgreSQL, its migrations, the two roles, and how a connection is opened.
 
-Same ideas as the SQLite schema (``toolkit.judging.sqlite.schema``), one campaign per PostgreSQL schema:
+The tables and columns are the declaration's (``toolkit.judging.sql.tables``), as on SQLite; one campaign per
+PostgreSQL schema:
 
-- **Versioned**: ``schema_info`` holds the application marker and the schema version; migration ``i`` moves a
+- **Versioned**: ``schema_info`` holds the application marker and the schema version (counted as SQLite's);
+  migration ``i``, derived from the declaration plus what the server adds here, moves a
   campaign from ``i - 1`` to ``i`` in one transaction, under an advisory lock so two processes never migrate
   (or create) the same campaign at once. A campaign from a newer toolkit is refused, not guessed at.
 - **Append-only log, enforced by the database**: triggers refuse UPDATE, DELETE and TRUNCATE on
@@ -11,8 +13,8 @@ Same ideas as the SQLite schema (``toolkit.judging.sqlite.schema``), one campaig
 - **Idempotent writes**: every event carries a client-generated ``event_key`` (a UUID) under a unique
   constraint, so a write retried after its connection dropped mid-commit cannot be logged twice.
 - **Roles**: ``campaign setup`` creates ``trec_owner`` (organisers; owns every campaign schema, may create
-  campaigns in the database) and ``trec_assessor`` (reads the campaign except provenance and rounds, so runs
-  and ranks stay hidden; INSERT into the log only). Login roles are made members of one or the other.
+  campaigns in the database) and ``trec_assessor`` (what it may read and append, only in the campaigns it
+  belongs to, is ``security``'s). Login roles are made members of one or the other.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
+from toolkit.judging.postgres import security
+from toolkit.judging.sql import ddl
+from toolkit.judging.sql.dialect import POSTGRESQL
+from toolkit.judging.sql.tables import LATEST, Table
 
 if TYPE_CHECKING:
     import psycopg
@@ -37,81 +43,42 @@ LOCK_TIMEOUT_S = 30
 #: Seconds to wait for the server when connecting; the store's retries wait longer (``RETRY_SECONDS``).
 CONNECT_TIMEOUT_S = 10
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: the initial schema, the SQLite schema's tables plus the log's event_key.
-    """
-    CREATE TABLE schema_info (application text NOT NULL, version integer NOT NULL);
-    INSERT INTO schema_info (application, version) VALUES ('trec-toolkit campaign', 0);
-    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
-    CREATE TABLE topics (
-        query_id text PRIMARY KEY, ord integer NOT NULL, query text NOT NULL,
-        description text NOT NULL DEFAULT '', narrative text NOT NULL DEFAULT '', query_class text
-    );
-    CREATE TABLE grades (grade integer PRIMARY KEY, definition text NOT NULL);
-    CREATE TABLE rounds (
-        round integer PRIMARY KEY, created text NOT NULL, strategy text NOT NULL, depth integer,
-        budget integer, runs text NOT NULL, added integer NOT NULL DEFAULT 0,
-        stale integer NOT NULL DEFAULT 0, skipped integer NOT NULL DEFAULT 0, params text
-    );
-    CREATE TABLE pool_items (
-        query_id text NOT NULL REFERENCES topics(query_id), doc_id text NOT NULL,
-        round integer NOT NULL, stale boolean NOT NULL DEFAULT false,
-        PRIMARY KEY (query_id, doc_id)
-    );
-    CREATE TABLE provenance (
-        round integer NOT NULL, query_id text NOT NULL, doc_id text NOT NULL, run text NOT NULL,
-        rank integer NOT NULL, PRIMARY KEY (round, query_id, doc_id, run)
-    );
-    CREATE TABLE snapshots (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, doc_id text NOT NULL, round integer NOT NULL,
-        title text NOT NULL DEFAULT '', text text NOT NULL DEFAULT '', content_hash text,
-        fetch_error text, fetched text NOT NULL
-    );
-    CREATE INDEX snapshots_doc ON snapshots (doc_id, id);
-    CREATE TABLE gold (
-        query_id text NOT NULL, doc_id text NOT NULL, grade integer NOT NULL,
-        PRIMARY KEY (query_id, doc_id)
-    );
-    CREATE TABLE assignments (
-        assessor text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL,
-        position integer NOT NULL, overlap boolean NOT NULL DEFAULT false,
-        gold boolean NOT NULL DEFAULT false, round integer NOT NULL DEFAULT 1,
-        PRIMARY KEY (assessor, query_id, doc_id)
-    );
-    CREATE INDEX assignments_order ON assignments (assessor, position);
-    CREATE TABLE judgment_log (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        event_key uuid NOT NULL DEFAULT gen_random_uuid() UNIQUE,
-        time text NOT NULL, assessor text NOT NULL, query_id text NOT NULL, doc_id text NOT NULL,
-        action text NOT NULL CHECK (action IN ('judge','skip','unrateable','undo','note','adjudicate')),
-        grade integer, note text, duration_ms bigint, position integer, content_hash text,
-        undoes bigint REFERENCES judgment_log(id),
-        CHECK ((action IN ('judge','adjudicate')) = (grade IS NOT NULL))
-    );
-    CREATE INDEX judgment_log_assessor ON judgment_log (assessor, id);
-    CREATE INDEX judgment_log_item ON judgment_log (assessor, query_id, doc_id, id);
-    CREATE FUNCTION judgment_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'the judgment log is append-only (% refused)', TG_OP
-            USING HINT = 'append an undo event instead';
-    END $$;
-    CREATE TRIGGER judgment_log_no_update BEFORE UPDATE OR DELETE ON judgment_log
-        FOR EACH ROW EXECUTE FUNCTION judgment_log_append_only();
-    CREATE TRIGGER judgment_log_no_truncate BEFORE TRUNCATE ON judgment_log
-        FOR EACH STATEMENT EXECUTE FUNCTION judgment_log_append_only();
-    """,
-)
-
-SCHEMA_VERSION = len(MIGRATIONS)
-
-#: What an assessor may do, granted again after every migration (new tables get the same rule).
-_GRANTS = """
-    REVOKE ALL ON SCHEMA {schema} FROM PUBLIC;
-    GRANT USAGE ON SCHEMA {schema} TO {assessor};
-    GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {assessor};
-    REVOKE SELECT ON {schema}.provenance, {schema}.rounds FROM {assessor};
-    GRANT INSERT ON {schema}.judgment_log TO {assessor};
+#: The campaign marker and its version: PostgreSQL's own bookkeeping (SQLite has ``PRAGMA user_version``).
+_INFO = """
+CREATE TABLE schema_info (application text NOT NULL, version integer NOT NULL);
+INSERT INTO schema_info (application, version) VALUES ('trec-toolkit campaign', 0);
 """
+
+
+def _append_only(table: Table) -> str:
+    """Triggers refusing UPDATE, DELETE (and so upserts) and TRUNCATE on an append-only table."""
+    name, what = table.name, table.name.replace("_", " ")
+    return f"""
+CREATE FUNCTION {name}_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the {what} is append-only (% refused)', TG_OP
+        USING HINT = 'append an undo event instead';
+END $$;
+CREATE TRIGGER {name}_no_update BEFORE UPDATE OR DELETE ON {name}
+    FOR EACH ROW EXECUTE FUNCTION {name}_append_only();
+CREATE TRIGGER {name}_no_truncate BEFORE TRUNCATE ON {name}
+    FOR EACH STATEMENT EXECUTE FUNCTION {name}_append_only();
+"""
+
+
+def migration_script(version: int) -> str:
+    """Migration ``version``, derived from the declaration (``toolkit.judging.sql.tables``) plus what the
+    server adds: the marker table, append-only triggers, row-level security (``security``). Its
+    ``{schema}`` and ``{assessor}`` placeholders are filled by ``security.compose``."""
+    created = ddl.created_at(version)
+    parts = [_INFO] if version == 1 else []
+    parts += [f"{statement};\n" for statement in ddl.migration(POSTGRESQL, version)]
+    parts += [_append_only(t) for t in created if t.append_only]
+    parts.append(security.migration(version, created))
+    return "".join(parts)
+
+
+SCHEMA_VERSION = max(LATEST, security.SECURED)
 
 
 class ConnectionLost(StoreError):
@@ -161,7 +128,6 @@ def connect(url: CampaignURL) -> psycopg.Connection[Any]:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 
-    given = conninfo_to_dict(url.conninfo)
     defaults: dict[str, Any] = {
         "connect_timeout": CONNECT_TIMEOUT_S,
         "application_name": "trec-toolkit",
@@ -170,9 +136,15 @@ def connect(url: CampaignURL) -> psycopg.Connection[Any]:
         "keepalives_interval": 5,
         "keepalives_count": 3,
     }
-    options = {k: v for k, v in defaults.items() if k not in given}
     try:
+        given = conninfo_to_dict(url.conninfo)
+        options = {k: v for k, v in defaults.items() if k not in given}
         conn = psycopg.connect(url.conninfo, autocommit=True, **options)
+    except psycopg.ProgrammingError as exc:  # a query parameter libpq does not know
+        raise StoreError(
+            f"{url.url}: cannot connect ({first_line(exc)}); the URL's query takes libpq's connection "
+            "parameters (sslmode=require, …) and campaign=NAME"
+        ) from None
     except psycopg.OperationalError as exc:
         raise StoreError(
             f"{url.url}: cannot connect ({first_line(exc)}); check the host, port, user and database, "
@@ -218,6 +190,7 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
     import psycopg
 
     name = url.campaign or ""
+    version: int | None = None
     try:
         exists, version = campaign_state(conn, name)
         _check(url, exists, version, create=create)
@@ -232,6 +205,11 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
                 return
             _migrate(conn, name, exists=exists, version=version or 0)
     except psycopg.errors.InsufficientPrivilege as exc:
+        if version is not None and version < SCHEMA_VERSION:
+            raise StoreError(
+                f"{url.url}: the campaign's schema needs an upgrade (version {version} → {SCHEMA_VERSION}), "
+                "which only an organiser may make: ask an organiser to open it once with this trec-toolkit"
+            ) from None
         raise StoreError(f"{url.url}: permission denied ({first_line(exc)}); {setup_advice()}") from None
     except psycopg.errors.UndefinedObject as exc:  # role trec_owner does not exist
         raise StoreError(
@@ -242,6 +220,22 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
         if is_lost(exc, conn):
             raise ConnectionLost(f"{url.url}: connection lost ({first_line(exc)})") from None
         raise StoreError(f"{url.url}: cannot open the campaign ({first_line(exc)})") from None
+
+
+def check_member(conn: psycopg.Connection[Any], url: CampaignURL) -> bool:
+    """True for an organiser's login (a member of ``trec_owner``); for another login, a one-line error unless
+    it belongs to the campaign (``security``: mapped by ``campaign member``, or with assignments)."""
+    row = conn.execute(
+        "SELECT pg_has_role(current_user, %s, 'USAGE'), campaign_member(), session_user", (OWNER_ROLE,)
+    ).fetchone()
+    organiser, member, login = (bool(row[0]), bool(row[1]), str(row[2])) if row else (False, False, "")
+    if not organiser and not member:
+        raise StoreError(
+            f"{url.url}: login {login!r} does not belong to campaign {url.campaign!r}: it has no items there "
+            f"and no mapping; an organiser assigns it items (`trec-toolkit assign`) or maps it with "
+            f"`trec-toolkit campaign member CAMPAIGN {login} --as NAME`"
+        )
+    return organiser
 
 
 def _check(url: CampaignURL, exists: bool, version: int | None, *, create: bool) -> None:
@@ -300,11 +294,9 @@ def _migrate(conn: psycopg.Connection[Any], name: str, *, exists: bool, version:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(schema))
     conn.execute("SELECT set_config('search_path', quote_ident(%s), true)", (name,))
     for number in range(version + 1, SCHEMA_VERSION + 1):
-        conn.execute(MIGRATIONS[number - 1])  # type: ignore[arg-type]  # a script of our own, no parameters
+        conn.execute(security.compose(migration_script(number), name, ASSESSOR_ROLE))
         conn.execute("UPDATE schema_info SET version = %s", (number,))
-    conn.execute(
-        sql.SQL(_GRANTS).format(schema=schema, assessor=sql.Identifier(ASSESSOR_ROLE))  # type: ignore[arg-type]
-    )
+    conn.execute(security.compose(security.grants(), name, ASSESSOR_ROLE))
 
 
 def setup_database(

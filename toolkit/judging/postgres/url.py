@@ -5,7 +5,10 @@ and refuse a bad one with a one-line error, without importing the database drive
 
 Why a password in the URL is refused: the URL is what people type on the command line and what the toolkit
 records (manifests, messages, ``location``), so a password in it would land in a shell history, a manifest
-and a log. libpq reads it from ``PGPASSWORD`` or a ``~/.pgpass`` line instead.
+and a log. libpq reads it from ``PGPASSWORD`` or a ``~/.pgpass`` line instead. Every secret-bearing parameter
+is refused — ``password``, ``sslpassword``, an OAuth client secret — whatever its case or percent-encoding
+(``PASSWORD=``, ``pass%77ord=``, ``password%3D…``), and no message ever repeats the value of one: a refused
+URL is shown with its user-info and every query value masked.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from toolkit.errors import StoreError
 
@@ -25,6 +28,9 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: A campaign is a schema of its own; a lower-case SQL identifier needs no quoting in psql.
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _RESERVED = ("public", "information_schema")
+
+#: A query parameter whose name (decoded, in any case) says it carries a secret.
+_SECRET = re.compile(r"password|secret", re.IGNORECASE)
 
 PASSWORD_ADVICE = (
     "remove it and put the password in PGPASSWORD or a ~/.pgpass line "
@@ -60,19 +66,25 @@ class CampaignURL:
 
 
 def parse_campaign_url(url: str, *, campaign_required: bool = True) -> CampaignURL:
-    """Split ``url`` into libpq's part and the campaign name; refuse passwords and other schemes."""
+    """Split ``url`` into libpq's part and the campaign name; refuse secrets and other schemes."""
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
         raise StoreError(
-            f"{url}: unsupported campaign URL scheme {parts.scheme!r}; use postgresql://user@host:port/db"
-            "?campaign=NAME, or a path for an SQLite campaign"
+            f"{_safe(url)}: unsupported campaign URL scheme {parts.scheme!r}; use "
+            "postgresql://user@host:port/db?campaign=NAME, or a path for an SQLite campaign"
         )
+    userinfo = unquote(parts.netloc.rpartition("@")[0])  # libpq splits user:password before decoding
+    keys = [
+        key for key, _ in parse_qsl(parts.query, keep_blank_values=True)
+    ]  # decoded: pass%77ord=, password%3D…
+    if ":" in userinfo or _SECRET.search(userinfo) or any(_SECRET.search(key) for key in keys):
+        raise StoreError(f"{_safe(url)}: the URL contains a password or other secret; {PASSWORD_ADVICE}")
     try:
         query = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
     except ValueError:
-        raise StoreError(f"{_safe(url)}: cannot read the URL's query ({parts.query!r})") from None
-    if parts.password is not None or any(key == "password" for key, _ in query):
-        raise StoreError(f"{_safe(url)}: the URL contains a password; {PASSWORD_ADVICE}")
+        raise StoreError(
+            f"{_safe(url)}: cannot read the URL's query; write it as ?key=value&key=value"
+        ) from None
     names = [value for key, value in query if key == "campaign"]
     if len(names) > 1:
         raise StoreError(f"{url}: campaign= is given {len(names)} times; give it once")
@@ -94,15 +106,22 @@ def campaign_label(location: str | Path) -> str:
 
 
 def _safe(url: str) -> str:
-    """The URL with its password blanked, so the refusal never repeats the secret."""
+    """The URL with its password and every query value but the campaign's blanked: what a refusal may show
+    (a value that is not a secret is masked too — safer than deciding which ones are)."""
     parts = urlsplit(url)
     netloc = parts.netloc
-    if parts.password is not None:
-        user = parts.username or ""
-        host = netloc.rsplit("@", 1)[-1]
-        netloc = f"{user}:***@{host}"
-    query = "&".join(
-        f"{k}=***" if k == "password" else f"{k}={v}"
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        user = unquote(user)
+        netloc = f"{user.split(':', 1)[0]}{':***' if ':' in user else ''}@{host}"
+    try:
+        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError:
+        return urlunsplit((parts.scheme, netloc, parts.path, "***" if parts.query else "", ""))
+    query = "&".join(f"{k}={v}" if k == "campaign" else f"{_shown(k)}=***" for k, v in pairs)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def _shown(key: str) -> str:
+    """A query key as it may be shown: its name, unless it holds more than a name (``password=…``)."""
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else "***"

@@ -11,20 +11,25 @@ Three things a database library does not do for us (docs/design.md §5 "Nothing 
   commits made through them afterwards are lost (sqlite.org "How To Corrupt An SQLite Database File", 2.2).
 - **Say read-only, not "corrupt".** ``read_only_reason`` tells a campaign we may only read (no write
   permission on the file or its folder, a read-only file system) so that reads work and writes fail with
-  one honest sentence; ``connect_read_only`` opens it without creating files SQLite is not allowed to make.
+  one honest sentence; ``connect_read_only`` opens it without creating a file beside it — in a folder others
+  may write (1777), a reader's ``-wal`` and ``-shm`` would stay behind, owned by the reader, and every later
+  write of the campaign's owner would fail "read-only". A full disk is said as such, and the campaign is then
+  read the same way.
 - **Appear whole or not at all.** ``building`` makes a new campaign in a temporary file beside the final
   one; ``publish`` hard-links it into place, which fails — instead of replacing — when another process got
   there first. Nothing here ever deletes a file other than its own temporary one, so a failed or interrupted
   first round cannot take a campaign someone else filled with it.
 
 ``sqlite_error`` turns an ``sqlite3`` exception into the store error that says what happened: busy is busy,
-read-only is read-only, and only a file SQLite cannot read as a database is "not a campaign database".
+read-only is read-only, a full disk is full, a campaign with a bad page is damaged (with the command that
+checks it), and only a file that is not SQLite at all is "not a campaign database".
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import shlex
 import sqlite3
 import tempfile
 import threading
@@ -56,11 +61,48 @@ def foreign(path: Path) -> StoreError:
     return StoreError(f"{path}: an SQLite file but not a campaign database; {_FIX}")
 
 
+#: The read-only reason of a campaign on a full disk (``SQLiteStore._open_file``).
+DISK_FULL = "the disk is full"
+
+
+class DiskFullError(StoreError):
+    """No space left where the campaign lives: writes cannot happen, reads may still (read-only)."""
+
+
 def read_only_error(path: Path, reason: str) -> ReadOnlyError:
+    if reason == DISK_FULL:
+        return ReadOnlyError(
+            f"{path}: cannot write: {DISK_FULL}; reading works; free some space and try again"
+        )
     return ReadOnlyError(
         f"{path}: the campaign is read-only ({reason}); reading works, writing needs write access to the "
         "file and its folder"
     )
+
+
+def disk_full(path: Path) -> bool:
+    """No space left for this process on the file system of ``path`` (what an I/O error there most likely
+    was: creating the ``-shm`` file a WAL reader needs is the first write to fail)."""
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False
+
+
+def damaged(path: Path, exc: sqlite3.Error) -> StoreError:
+    return StoreError(
+        f"{path}: the campaign is damaged ({exc}); check it with "
+        f"`sqlite3 {shlex.quote(str(path))} 'PRAGMA integrity_check'` "
+        "and restore it from a copy (a backup, or one made earlier with `trec-toolkit campaign copy`)"
+    )
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(_MAGIC)) == _MAGIC
+    except OSError:
+        return False
 
 
 def busy_error(path: Path) -> BusyError:
@@ -77,10 +119,12 @@ def sqlite_error(path: Path, exc: sqlite3.Error, doing: str) -> StoreError:
         return busy_error(path)
     if name.startswith("SQLITE_READONLY"):
         return read_only_error(path, read_only_reason(path) or str(exc))
-    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or name.startswith("SQLITE_CORRUPT"):
+    if name.startswith("SQLITE_CORRUPT") or (name == "SQLITE_NOTADB" and _looks_like_sqlite(path)):
+        return damaged(path, exc)  # its header said SQLite (``check_header``): a bad page, not another file
+    if name == "SQLITE_NOTADB":
         return not_a_campaign(path, str(exc))
-    if name.startswith("SQLITE_FULL"):
-        return StoreError(f"{path}: cannot {doing}: the disk is full; free some space and try again")
+    if name.startswith("SQLITE_FULL") or (name.startswith("SQLITE_IOERR") and disk_full(path)):
+        return DiskFullError(f"{path}: cannot {doing}: {DISK_FULL}; free some space and try again")
     return StoreError(f"{path}: cannot {doing} ({exc})")
 
 
@@ -202,28 +246,42 @@ def connect(path: Path, *, uri: str | None = None) -> sqlite3.Connection:
     return conn
 
 
-def connect_read_only(path: Path, reason: str) -> sqlite3.Connection:
-    """Open a campaign this process may not write (``mode=ro``).
+def connect_read_only(path: Path, reason: str) -> tuple[sqlite3.Connection, bool]:
+    """Open a campaign this process may not write, creating no file beside it; True when ``immutable``.
 
-    A WAL database needs its ``-shm`` file; in a folder where it cannot be created, the file is read as
-    ``immutable`` — but only when no ``-wal`` file holds commits, which ``immutable`` would not see.
+    - The ``-wal`` holds no commit (nobody has the campaign open, or nobody wrote since the last
+      checkpoint): the file alone holds every commit, so it is read ``immutable`` — SQLite then opens no
+      ``-wal`` or ``-shm``. Should a writer checkpoint into the file meanwhile, the store notices
+      (``file_state``) and reads again.
+    - The ``-wal`` holds commits and the ``-shm`` exists (its owner has it open): ``mode=ro`` reads through
+      both, read-only, creating nothing.
+    - Commits wait in a ``-wal`` without its ``-shm``: this process could only read them by creating the
+      ``-shm``, which it must not; refused with what to do.
     """
     base = f"file:{quote(str(path.resolve()))}?mode=ro"
-    conn = connect(path, uri=base)
-    try:
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return conn
-    except sqlite3.Error as exc:
-        conn.close()
-        name = getattr(exc, "sqlite_errorname", "")
-        if name not in ("SQLITE_CANTOPEN", "SQLITE_READONLY_DIRECTORY", "SQLITE_READONLY_CANTINIT"):
-            raise sqlite_error(path, exc, "read the campaign") from None
-    if Path(f"{path}-wal").exists():
+    if not wal_has_frames(path):
+        return connect(path, uri=f"{base}&immutable=1"), True
+    if not Path(f"{path}-shm").exists():
         raise StoreError(
             f"{path}: the campaign is read-only ({reason}) and its -wal file holds commits this process "
             "cannot read without the -shm file; open it once with write access, then read it again"
         )
-    return connect(path, uri=f"{base}&immutable=1")
+    conn = connect(path, uri=base)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise sqlite_error(path, exc, "read the campaign") from None
+    return conn, False
+
+
+def file_state(path: Path) -> tuple[int, int, int] | None:
+    """What changes when anyone writes the file (inode, size, modification time in ns)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _unlink_all(path: Path) -> None:

@@ -1,6 +1,8 @@
-"""The campaign database schema, versioned by ``PRAGMA user_version`` and upgraded by ordered migrations.
+"""The campaign schema in an SQLite file, versioned by ``PRAGMA user_version`` and upgraded by ordered migrations.
 
-Migration ``i`` (1-based) moves a database from version ``i - 1`` to ``i``; each runs in one transaction
+The tables and columns are the declaration's (``toolkit.judging.sql.tables``); the migrations are derived from
+it (``toolkit.judging.sql.ddl``), with SQLite's own triggers added here. Migration ``i`` (1-based) moves a
+database from version ``i - 1`` to ``i``; each runs in one transaction
 together with the ``user_version`` bump, so a crash mid-migration leaves the old version intact. A file
 with a newer version than this code knows is refused rather than guessed at.
 
@@ -20,80 +22,50 @@ import time
 from pathlib import Path
 
 from toolkit.errors import StoreError
+from toolkit.judging.sql import ddl
+from toolkit.judging.sql.dialect import SQLITE
+from toolkit.judging.sql.tables import LATEST, Table
 from toolkit.judging.sqlite import files
 from toolkit.judging.sqlite.files import APPLICATION_ID, busy_error, foreign, read_only_error, sqlite_error
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: the initial schema (docs/design.md §8).
-    """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE topics (
-        query_id TEXT PRIMARY KEY, ord INTEGER NOT NULL, query TEXT NOT NULL,
-        description TEXT NOT NULL DEFAULT '', narrative TEXT NOT NULL DEFAULT '', query_class TEXT
-    );
-    CREATE TABLE grades (grade INTEGER PRIMARY KEY, definition TEXT NOT NULL);
-    CREATE TABLE rounds (
-        round INTEGER PRIMARY KEY, created TEXT NOT NULL, strategy TEXT NOT NULL, depth INTEGER,
-        budget INTEGER, runs TEXT NOT NULL, added INTEGER NOT NULL DEFAULT 0,
-        stale INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0, params TEXT
-    );
-    CREATE TABLE pool_items (
-        query_id TEXT NOT NULL REFERENCES topics(query_id), doc_id TEXT NOT NULL,
-        round INTEGER NOT NULL, stale INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (query_id, doc_id)
-    );
-    CREATE TABLE provenance (
-        round INTEGER NOT NULL, query_id TEXT NOT NULL, doc_id TEXT NOT NULL, run TEXT NOT NULL,
-        rank INTEGER NOT NULL, PRIMARY KEY (round, query_id, doc_id, run)
-    );
-    CREATE TABLE snapshots (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL, round INTEGER NOT NULL,
-        title TEXT NOT NULL DEFAULT '', text TEXT NOT NULL DEFAULT '', content_hash TEXT,
-        fetch_error TEXT, fetched TEXT NOT NULL
-    );
-    CREATE INDEX snapshots_doc ON snapshots (doc_id, id);
-    CREATE TABLE gold (
-        query_id TEXT NOT NULL, doc_id TEXT NOT NULL, grade INTEGER NOT NULL,
-        PRIMARY KEY (query_id, doc_id)
-    );
-    CREATE TABLE assignments (
-        assessor TEXT NOT NULL, query_id TEXT NOT NULL, doc_id TEXT NOT NULL,
-        position INTEGER NOT NULL, overlap INTEGER NOT NULL DEFAULT 0, gold INTEGER NOT NULL DEFAULT 0,
-        round INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (assessor, query_id, doc_id)
-    );
-    CREATE INDEX assignments_order ON assignments (assessor, position);
-    CREATE TABLE judgment_log (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        time TEXT NOT NULL, assessor TEXT NOT NULL, query_id TEXT NOT NULL, doc_id TEXT NOT NULL,
-        action TEXT NOT NULL CHECK (action IN ('judge','skip','unrateable','undo','note','adjudicate')),
-        grade INTEGER, note TEXT, duration_ms INTEGER, position INTEGER, content_hash TEXT,
-        undoes INTEGER REFERENCES judgment_log(id),
-        CHECK ((action IN ('judge','adjudicate')) = (grade IS NOT NULL))
-    );
-    CREATE INDEX judgment_log_assessor ON judgment_log (assessor, id);
-    CREATE TRIGGER judgment_log_no_update BEFORE UPDATE ON judgment_log
-        BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only'); END;
-    CREATE TRIGGER judgment_log_no_delete BEFORE DELETE ON judgment_log
-        BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only'); END;
-    """,
-    # 2: REPLACE deletes the conflicting row without firing delete triggers (recursive_triggers is off by
-    # default, and per connection anyway): refuse any insert of an id the log already holds.
-    """
-    CREATE TRIGGER judgment_log_no_replace BEFORE INSERT ON judgment_log
-        WHEN EXISTS (SELECT 1 FROM judgment_log WHERE id = NEW.id)
-        BEGIN SELECT RAISE(ABORT, 'the judgment log is append-only'); END;
-    """,
-    # 3: what the doc source said about each snapshot: how its text is written, and its own version.
-    """
-    ALTER TABLE snapshots ADD COLUMN format TEXT;
-    ALTER TABLE snapshots ADD COLUMN version TEXT;
-    """,
-)
+#: The version that added the REPLACE guard (SQLite's own: PostgreSQL's update trigger covers upserts).
+REPLACE_GUARD = 2
 
-SCHEMA_VERSION = len(MIGRATIONS)
 
-#: The oldest schema this code reads as it is. A read-only campaign cannot be migrated; migration 2 only adds
-#: a trigger, so version 1 reads the same, and the columns of migration 3 are read as NULL when absent.
+def _guards(table: Table, version: int) -> list[str]:
+    """The triggers that keep an append-only table append-only, as ``version`` adds them.
+
+    REPLACE deletes the conflicting row without firing delete triggers (recursive_triggers is off by
+    default, and per connection anyway): so an insert of an id the table already holds is refused too.
+    """
+    name = table.name
+    refuse = f"BEGIN SELECT RAISE(ABORT, 'the {name.replace('_', ' ')} is append-only'); END"
+    out = []
+    if table.since == version:
+        out.append(f"CREATE TRIGGER {name}_no_update BEFORE UPDATE ON {name} {refuse}")
+        out.append(f"CREATE TRIGGER {name}_no_delete BEFORE DELETE ON {name} {refuse}")
+    if version == max(table.since, REPLACE_GUARD):
+        out.append(
+            f"CREATE TRIGGER {name}_no_replace BEFORE INSERT ON {name} "
+            f"WHEN EXISTS (SELECT 1 FROM {name} WHERE id = NEW.id) {refuse}"
+        )
+    return out
+
+
+def _script(version: int) -> str:
+    statements = ddl.migration(SQLITE, version)
+    statements += [g for t in ddl.TABLES if t.append_only and t.since <= version for g in _guards(t, version)]
+    return "".join(f"{statement};\n" for statement in statements)
+
+
+SCHEMA_VERSION = max(LATEST, REPLACE_GUARD)
+
+#: Migration ``i`` (1-based) as one script, derived from the declaration (``toolkit.judging.sql.tables``).
+MIGRATIONS: tuple[str, ...] = tuple(_script(v) for v in range(1, SCHEMA_VERSION + 1))
+
+
+#: The oldest schema this code reads as it is. A read-only campaign cannot be migrated: the columns it lacks
+#: read as NULL and the tables it lacks as empty (``SQLiteStore._columns_of``).
 READABLE_FROM = 1
 
 

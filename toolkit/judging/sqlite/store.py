@@ -1,4 +1,4 @@
-"""The SQLite campaign store: one file per judging campaign, and every SQL statement that reads or writes it.
+"""The SQLite campaign store: one file per judging campaign, its connection, transactions and locking.
 
 Why SQLite with these settings: WAL lets assessors read while another writes; ``synchronous=FULL`` makes a
 committed judgment survive a power cut, not just a killed process; ``busy_timeout`` lets several
@@ -8,46 +8,33 @@ the UI may move on as soon as ``record`` returns (docs/design.md §5 "Nothing is
 
 The judgment log is append-only: triggers refuse UPDATE and DELETE on it (``schema``), ``undo`` appends an
 event that cancels an earlier one, and the current judgment is derived from the log by the rules in
-``toolkit.judging.store.CampaignStore``, which this class implements.
+``toolkit.judging.store.CampaignStore``. The reads and writes are the ones both SQL backends share
+(``toolkit.judging.sql.store``); what is SQLite's own is here: the file, the connection, ``BEGIN IMMEDIATE``.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from toolkit.errors import StoreError
-from toolkit.judging.dump import CampaignDump
-from toolkit.judging.records import (
-    CampaignTopic,
-    Document,
-    Item,
-    LogEvent,
-    PoolItem,
-    Provenance,
-    RoundInfo,
-    check_assessor,
-    now_iso,
-)
+from toolkit.judging.sql.dialect import SQLITE
+from toolkit.judging.sql.store import Nesting, SQLStore
 from toolkit.judging.sqlite import files
 from toolkit.judging.sqlite.schema import prepare
-from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCampaignError
+from toolkit.judging.store import CampaignExistsError, MissingCampaignError
 
-_LOG_COLUMNS = (
-    "id, time, assessor, query_id, doc_id, action, grade, note, duration_ms, position, content_hash, undoes"
-)
-_SNAPSHOT_INSERT = (
-    "INSERT INTO snapshots (doc_id, round, title, text, content_hash, fetch_error, fetched, format, version) "
-    "VALUES (?,?,?,?,?,?,?,?,?)"
-)
+T = TypeVar("T")
+
+#: How often a read on an ``immutable`` connection is made again when the file moved under it.
+_REREADS = 5
 
 
-class SQLiteStore(CampaignStore):
+class SQLiteStore(SQLStore):
     """A judging campaign in one SQLite file. Use ``CampaignStore.open(path)``; close it (or use ``with``).
 
     One connection, shared by the threads of one process under a lock (the TUI records from workers).
@@ -67,10 +54,19 @@ class SQLiteStore(CampaignStore):
         self.read_only = read_only is not None
         self._read_only_reason = read_only
         self._lock = threading.RLock()
-        self._depth = 0  # nesting level of transaction()
-        # A read-only campaign of schema < 3 cannot be migrated: its snapshots have no format or version.
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
-        self._source = "format, version" if {"format", "version"} <= columns else "NULL, NULL"
+        self._nesting = Nesting()  # nesting level of transaction()
+        # A read-only campaign of an older schema cannot be migrated: what it lacks reads as NULL or empty.
+        tables: dict[str, set[str]] = {}
+        for name, column in conn.execute(
+            "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table'"
+        ):
+            tables.setdefault(name, set()).add(column)
+        self._tables = tables
+
+    dialect = SQLITE
+
+    def _columns_of(self, name: str) -> Collection[str] | None:
+        return self._tables.get(name)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -101,15 +97,27 @@ class SQLiteStore(CampaignStore):
     def _open_file(cls, path: Path, *, shown: Path | None = None, new: bool = False) -> SQLiteStore:
         with files.opening(path, check=not new) as connected:
             reason = files.read_only_reason(path)
-            conn = files.connect_read_only(path, reason) if reason else files.connect(path)
+            conn, immutable = (
+                files.connect_read_only(path, reason) if reason else (files.connect(path), False)
+            )
             closed = connected()
         try:
-            prepare(conn, shown or path, read_only=reason, new=new)
+            try:
+                prepare(conn, shown or path, read_only=reason, new=new)
+            except files.DiskFullError:
+                if reason is not None or new:
+                    raise
+                # A full disk: reads need no space when nothing is created beside the file.
+                conn.close()
+                reason = files.DISK_FULL
+                conn, immutable = files.connect_read_only(path, reason)
+                prepare(conn, shown or path, read_only=reason)
         except BaseException:
             conn.close()
             closed()
             raise
         store = cls(conn, path, read_only=reason, shown=shown)
+        store._file, store._pinned = path, files.file_state(path) if immutable else None
         store._closed = closed
         return store
 
@@ -156,351 +164,88 @@ class SQLiteStore(CampaignStore):
         ``BEGIN IMMEDIATE`` takes the write lock before the first read, so what is read inside is what the
         write applies to: no other process commits in between (conditional writes, whole pool rounds).
         """
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._conn
-                finally:
-                    self._depth -= 1
-                return
-            if self._read_only_reason is not None:
-                raise files.read_only_error(self.path, self._read_only_reason)
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise files.sqlite_error(self.path, exc, "start a write") from None
-            self._depth = 1
-            try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                error = files.sqlite_error(self.path, exc, "write")
-                if type(error) is StoreError:  # not busy, not read-only: say what was lost
-                    error = StoreError(f"{self.path}: write failed and was rolled back ({exc})")
-                raise error from None
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
-            finally:
-                self._depth = 0
+        with self._nesting.joined(self._lock, self._conn, self._outermost) as conn:
+            yield conn
+
+    @contextmanager
+    def _outermost(self) -> Iterator[sqlite3.Connection]:
+        if self._read_only_reason is not None:
+            raise files.read_only_error(self.path, self._read_only_reason)
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise files.sqlite_error(self.path, exc, "start a write") from None
+        try:
+            yield self._conn
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            error = files.sqlite_error(self.path, exc, "write")
+            if type(error) is StoreError:  # not busy, not read-only: say what was lost
+                error = StoreError(f"{self.path}: write failed and was rolled back ({exc})")
+            raise error from None
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._reading(lambda conn: conn.execute(sql, params).fetchall())
+
+    #: The file's state when an ``immutable`` connection opened it (None for every other connection).
+    _pinned: tuple[int, int, int] | None = None
+    _file: Path
+
+    def _moved(self) -> bool:
+        """An ``immutable`` connection may no longer see what the file holds: it was written, or commits
+        wait in a ``-wal`` (a writer opened the campaign since)."""
+        if self._pinned is None:
+            return False
+        return files.file_state(self._file) != self._pinned or files.wal_has_frames(self._file)
+
+    def _reading(self, run: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read; on an ``immutable`` connection, again on a fresh one when the file moved meanwhile
+        (the read may have seen half a checkpoint)."""
         with self._lock:
-            try:
-                return self._conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise files.sqlite_error(self.path, exc, "read the campaign") from None
+            for _ in range(_REREADS):
+                try:
+                    result = run(self._conn)
+                except sqlite3.Error as exc:
+                    if not self._moved():
+                        raise files.sqlite_error(self.path, exc, "read the campaign") from None
+                else:
+                    if not self._moved():
+                        return result
+                self._conn.close()
+                self._conn, immutable = files.connect_read_only(self._file, self._read_only_reason or "")
+                self._pinned = files.file_state(self._file) if immutable else None
+            raise StoreError(
+                f"{self.path}: the campaign kept changing while this process read it without write access; "
+                "try again"
+            )
 
-    # ------------------------------------------------------------------ topics, grades, documents
+    # ------------------------------------------------------------------ what differs: one event, one snapshot
 
-    def topics(self) -> list[CampaignTopic]:
-        rows = self._rows(
-            "SELECT query_id, query, description, narrative, query_class FROM topics ORDER BY ord"
-        )
-        return [CampaignTopic(*row) for row in rows]
-
-    def topic(self, query_id: str) -> CampaignTopic:
-        rows = self._rows(
-            "SELECT query_id, query, description, narrative, query_class FROM topics WHERE query_id = ?",
-            (query_id,),
-        )
-        if not rows:
-            raise StoreError(f"{self.path}: no topic {query_id!r} in this campaign")
-        return CampaignTopic(*rows[0])
-
-    def grades(self) -> dict[int, str]:
-        return dict(self._rows("SELECT grade, definition FROM grades ORDER BY grade"))
-
-    def assessors(self) -> list[str]:
-        rows = self._rows(
-            "SELECT assessor FROM assignments UNION "
-            "SELECT assessor FROM judgment_log WHERE action IN ('judge','skip','unrateable') ORDER BY 1"
-        )
-        return [r[0] for r in rows]
-
-    def assignees(self) -> list[str]:
-        return [r[0] for r in self._rows("SELECT DISTINCT assessor FROM assignments ORDER BY assessor")]
-
-    def meta(self) -> dict[str, str]:
-        return dict(self._rows("SELECT key, value FROM meta"))
-
-    def document(self, doc_id: str) -> Document:
-        rows = self._rows(
-            f"SELECT doc_id, title, text, content_hash, fetch_error, {self._source} FROM snapshots "
-            "WHERE doc_id = ? ORDER BY id DESC LIMIT 1",
-            (doc_id,),
-        )
-        if not rows:
-            raise StoreError(f"{self.path}: no snapshot of document {doc_id!r} in this campaign")
-        return Document(*rows[0])
-
-    def has_document(self, doc_id: str) -> bool:
-        return bool(self._rows("SELECT 1 FROM snapshots WHERE doc_id = ? LIMIT 1", (doc_id,)))
-
-    def latest_hashes(self) -> dict[str, str | None]:
-        rows = self._rows("SELECT doc_id, content_hash FROM snapshots ORDER BY id")
-        return {doc: h for doc, h in rows}
-
-    def latest_versions(self) -> dict[str, str | None]:
-        if self._source.startswith("NULL"):
-            return {}
-        rows = self._rows("SELECT doc_id, version FROM snapshots ORDER BY id")
-        return {doc: v for doc, v in rows}
-
-    def knows_document(self, query_id: str, doc_id: str) -> bool:
-        rows = self._rows(
-            "SELECT 1 FROM pool_items WHERE query_id = ? AND doc_id = ? UNION "
-            "SELECT 1 FROM gold WHERE query_id = ? AND doc_id = ? UNION "
-            "SELECT 1 FROM snapshots WHERE doc_id = ?",
-            (query_id, doc_id, query_id, doc_id, doc_id),
-        )
-        return bool(rows)
-
-    # ------------------------------------------------------------------ queues, pool, gold, rounds
-
-    def queue(self, assessor: str) -> list[Item]:
-        rows = self._rows(
-            "SELECT a.assessor, a.query_id, a.doc_id, a.position, a.overlap, a.gold, COALESCE(p.stale, 0) "
-            "FROM assignments a LEFT JOIN pool_items p ON p.query_id = a.query_id AND p.doc_id = a.doc_id "
-            "WHERE a.assessor = ? ORDER BY a.position",
-            (assessor,),
-        )
-        return [Item(r[0], r[1], r[2], r[3], bool(r[4]), bool(r[5]), bool(r[6])) for r in rows]
-
-    def gold(self) -> dict[tuple[str, str], int]:
-        return {(q, d): g for q, d, g in self._rows("SELECT query_id, doc_id, grade FROM gold")}
-
-    def pool_items(self) -> list[PoolItem]:
-        order = {t.query_id: i for i, t in enumerate(self.topics())}
-        rows = self._rows("SELECT query_id, doc_id, round, stale FROM pool_items")
-        items = [PoolItem(q, d, r, bool(s)) for q, d, r, s in rows]
-        return sorted(items, key=lambda p: (order.get(p.query_id, len(order)), p.query_id, p.doc_id))
-
-    def provenance(self, query_id: str | None = None) -> list[Provenance]:
-        where, params = ("WHERE query_id = ?", (query_id,)) if query_id is not None else ("", ())
-        rows = self._rows(
-            f"SELECT round, query_id, doc_id, run, rank FROM provenance {where} "
-            "ORDER BY round, query_id, rank, run, doc_id",
-            params,
-        )
-        return [Provenance(*r) for r in rows]
-
-    def rounds(self) -> list[RoundInfo]:
-        rows = self._rows(
-            "SELECT round, created, strategy, depth, budget, runs, added, stale, skipped FROM rounds ORDER BY round"
-        )
-        return [
-            RoundInfo(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), r[6], r[7], r[8]) for r in rows
-        ]
-
-    # ------------------------------------------------------------------ the log
-
-    def events(
-        self,
-        *,
-        assessor: str | None = None,
-        query_id: str | None = None,
-        doc_id: str | None = None,
-        actions: Collection[str] | None = None,
-    ) -> list[LogEvent]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        for column, value in (("assessor", assessor), ("query_id", query_id), ("doc_id", doc_id)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        if actions is not None:
-            wanted = sorted(actions)
-            clauses.append(f"action IN ({','.join('?' * len(wanted))})")
-            params.extend(wanted)
-        where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
-        rows = self._rows(f"SELECT {_LOG_COLUMNS} FROM judgment_log {where}ORDER BY id", params)
-        return [LogEvent(*row) for row in rows]
-
-    def _insert_event(
-        self,
-        *,
-        time: str,
-        assessor: str,
-        query_id: str,
-        doc_id: str,
-        action: str,
-        grade: int | None,
-        note: str | None,
-        duration_ms: int | None,
-        position: int | None,
-        undoes: int | None,
-    ) -> int:
+    def _insert_event(self, event: Mapping[str, Any]) -> int:
+        columns, values, params = self._event_insert()
         with self.transaction() as conn:  # joins the caller's transaction
-            row = conn.execute(
-                "SELECT content_hash FROM snapshots WHERE doc_id = ? ORDER BY id DESC LIMIT 1", (doc_id,)
-            ).fetchone()
             cursor = conn.execute(
-                "INSERT INTO judgment_log (time, assessor, query_id, doc_id, action, grade, note, duration_ms, "
-                "position, content_hash, undoes) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    time,
-                    assessor,
-                    query_id,
-                    doc_id,
-                    action,
-                    grade,
-                    note,
-                    duration_ms,
-                    position,
-                    row[0] if row else None,
-                    undoes,
-                ),
+                f"INSERT INTO judgment_log ({columns}) VALUES ({values})", [event[p] for p in params]
             )
             return int(cursor.lastrowid or 0)
 
-    # ------------------------------------------------------------------ organiser writes
+    def _consistent(self, read: Callable[[Callable[[str], list[tuple[Any, ...]]]], T]) -> T:
+        """One read transaction (``BEGIN`` … ``COMMIT``): one WAL snapshot, while assessors keep judging."""
 
-    def judged_topics(self) -> set[str]:
-        rows = self._rows(
-            "SELECT DISTINCT query_id FROM judgment_log WHERE action IN ('judge', 'unrateable', 'adjudicate')"
-        )
-        return {r[0] for r in rows}
+        def run(conn: sqlite3.Connection) -> T:
+            own = not conn.in_transaction
+            try:
+                if own:
+                    conn.execute("BEGIN")
+                return read(lambda query: conn.execute(query).fetchall())
+            finally:
+                if own and conn.in_transaction:
+                    conn.execute("COMMIT")
 
-    def _write_topics(self, topics: Sequence[CampaignTopic], grades: Mapping[int, str]) -> None:
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM grades")
-            conn.executemany("INSERT INTO grades (grade, definition) VALUES (?, ?)", sorted(grades.items()))
-            start = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM topics").fetchone()[0]
-            conn.executemany(
-                "INSERT INTO topics (query_id, ord, query, description, narrative, query_class) "
-                "VALUES (?,?,?,?,?,?) ON CONFLICT(query_id) DO UPDATE SET query = excluded.query, "
-                "description = excluded.description, narrative = excluded.narrative, "
-                "query_class = excluded.query_class",
-                [
-                    (t.query_id, start + offset, t.query, t.description, t.narrative, t.query_class)
-                    for offset, t in enumerate(topics)
-                ],
-            )
-
-    def add_round(
-        self,
-        *,
-        strategy: str,
-        depth: int | None,
-        budget: int | None,
-        runs: Sequence[str],
-        provenance: Mapping[tuple[str, str], Sequence[tuple[str, int]]],
-        queued: Collection[tuple[str, str]],
-        stale: Collection[tuple[str, str]],
-        snapshots: Iterable[Document],
-        skipped: int,
-        params: Mapping[str, Any] | None = None,
-    ) -> int:
-        with self.transaction() as conn:
-            number = conn.execute("SELECT COALESCE(MAX(round), 0) + 1 FROM rounds").fetchone()[0]
-            now = now_iso()
-            conn.execute(
-                "INSERT INTO rounds (round, created, strategy, depth, budget, runs, added, stale, skipped, params) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (
-                    number,
-                    now,
-                    strategy,
-                    depth,
-                    budget,
-                    json.dumps(list(runs)),
-                    len(queued) - len(stale),
-                    len(stale),
-                    skipped,
-                    json.dumps(dict(params or {}), sort_keys=True),
-                ),
-            )
-            conn.executemany(
-                "INSERT INTO provenance (round, query_id, doc_id, run, rank) VALUES (?,?,?,?,?)",
-                [
-                    (number, q, d, run, rank)
-                    for (q, d), entries in provenance.items()
-                    for run, rank in entries
-                ],
-            )
-            stale_set = set(stale)
-            conn.executemany(
-                "INSERT INTO pool_items (query_id, doc_id, round, stale) VALUES (?,?,?,?) "
-                "ON CONFLICT(query_id, doc_id) DO UPDATE SET round = excluded.round, stale = excluded.stale",
-                [(q, d, number, int((q, d) in stale_set)) for q, d in queued],
-            )
-            conn.executemany(
-                _SNAPSHOT_INSERT,
-                [
-                    (
-                        s.doc_id,
-                        number,
-                        s.title,
-                        s.text,
-                        s.content_hash,
-                        s.fetch_error,
-                        now,
-                        s.format,
-                        s.version,
-                    )
-                    for s in snapshots
-                ],
-            )
-            return int(number)
-
-    def add_assignments(
-        self, items: Iterable[Item], *, gold: Mapping[tuple[str, str], int] | None = None
-    ) -> int:
-        with self.transaction() as conn:
-            if gold:
-                conn.executemany(
-                    "INSERT OR REPLACE INTO gold (query_id, doc_id, grade) VALUES (?,?,?)",
-                    [(q, d, g) for (q, d), g in gold.items()],
-                )
-            rows = [
-                (check_assessor(i.assessor), i.query_id, i.doc_id, i.position, int(i.overlap), int(i.gold))
-                for i in items
-            ]
-            conn.executemany(
-                "INSERT INTO assignments (assessor, query_id, doc_id, position, overlap, gold, round) "
-                "VALUES (?,?,?,?,?,?, (SELECT COALESCE(MAX(round), 1) FROM rounds))",
-                rows,
-            )
-            return len(rows)
-
-    def add_snapshots(self, snapshots: Iterable[Document]) -> None:
-        with self.transaction() as conn:
-            number = conn.execute("SELECT COALESCE(MAX(round), 0) FROM rounds").fetchone()[0]
-            conn.executemany(
-                _SNAPSHOT_INSERT,
-                [
-                    (
-                        s.doc_id,
-                        number,
-                        s.title,
-                        s.text,
-                        s.content_hash,
-                        s.fetch_error,
-                        now_iso(),
-                        s.format,
-                        s.version,
-                    )
-                    for s in snapshots
-                ],
-            )
-
-    def set_meta(self, values: Mapping[str, str]) -> None:
-        with self.transaction() as conn:
-            conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(values.items()))
-
-    # ------------------------------------------------------------------ the whole campaign (sqlite.dump)
-
-    def dump(self) -> CampaignDump:
-        from toolkit.judging.sqlite.dump import dump
-
-        return dump(self)
-
-    def restore(self, dump: CampaignDump) -> None:
-        from toolkit.judging.sqlite.dump import restore
-
-        restore(self, dump)
+        return self._reading(run)

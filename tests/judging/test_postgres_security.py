@@ -1,0 +1,252 @@
+"""An assessor's login can only do what the store promises — enforced by the server, tried as real logins.
+
+Every attack of the report that found the hole (docs/postgresql.md "Who may do what") is tried twice: through
+the toolkit, and in plain SQL on a psycopg connection of the assessor's own login, as someone who skips the
+toolkit would. The logins are real PostgreSQL login roles, members of ``trec_assessor`` only, created for the
+test and dropped after it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from toolkit.errors import StoreError
+from toolkit.judging.postgres.url import parse_campaign_url
+from toolkit.judging.progress import pool_status
+from toolkit.judging.records import Item
+from toolkit.judging.session import JudgingSession
+from toolkit.judging.store import CampaignStore
+
+REFUSED = "the server refused the event"
+
+
+def _as(url: str, login: str) -> str:
+    """``url`` with another user name (the password comes from PGPASSWORD: the test logins share it)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, f"{login}@{host}", parts.path, parts.query, parts.fragment))
+
+
+def _admin(url: str):
+    import psycopg
+
+    return psycopg.connect(parse_campaign_url(url, campaign_required=False).conninfo, autocommit=True)
+
+
+@pytest.fixture
+def logins(pg_server: str) -> Iterator[Callable[[str], str]]:
+    """Make a login role in ``trec_assessor`` (nothing else) for a short name; returns its role name."""
+    from psycopg import sql
+
+    made: list[str] = []
+    tag = uuid.uuid4().hex[:8]
+
+    def make(short: str) -> str:
+        role = f"t_{tag}_{short}"
+        with _admin(pg_server) as conn:
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE trec_assessor").format(
+                    sql.Identifier(role), sql.Literal(os.environ.get("PGPASSWORD", ""))
+                )
+            )
+        made.append(role)
+        return role
+
+    yield make
+    with _admin(pg_server) as conn:
+        for role in made:
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    script = Path(sys.executable).parent / "trec-toolkit"
+    return subprocess.run([str(script), *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def camp(pg_location: str, make_campaign, logins) -> dict[str, str]:
+    """alice judges q1's items, bob 401's; cy adjudicates; eve has a login and nothing else. The organiser
+    maps the logins with ``campaign member`` (the console script), and makes (q1, d2) a gold item."""
+    make_campaign(pg_location, assign_all=False)
+    with CampaignStore.open(pg_location) as store:
+        items = [
+            Item("alice", "q1", "d1", 0),
+            Item("alice", "q1", "d2", 1),
+            Item("bob", "401", "d3", 0),
+            Item("bob", "401", "d1", 1),
+        ]
+        store.add_assignments(items, gold={("q1", "d2"): 3})
+    names = {short: logins(short) for short in ("alice", "bob", "cy", "eve")}
+    for short, flags in (("alice", []), ("bob", []), ("cy", ["--adjudicator"])):
+        result = _cli("campaign", "member", pg_location, names[short], "--as", short, *flags)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (
+            f"{names[short]} judges as {short}{' and may adjudicate' if flags else ''} in {pg_location}\n"
+        )
+    return {short: _as(pg_location, role) for short, role in names.items()} | {"organiser": pg_location}
+
+
+def _log(url: str) -> list[tuple[str, str, str, str, int | None]]:
+    with CampaignStore.open(url) as store:
+        return [(e.assessor, e.query_id, e.doc_id, e.action, e.grade) for e in store.log()]
+
+
+# ---------------------------------------------------------------------------------------------- through the toolkit
+
+
+def test_an_assessor_records_only_as_itself_only_its_items(camp: dict[str, str]) -> None:
+    with CampaignStore.open(camp["bob"]) as bob:
+        bob.record("bob", "401", "d3", grade=1)
+    with CampaignStore.open(camp["alice"]) as alice:
+        assert alice.record("alice", "q1", "d1", grade=2) > 0  # its own item: fine
+        assert alice.undo("alice") is not None  # its own decision: fine
+        for attempt in (
+            lambda: alice.record("bob", "401", "d3", grade=0),  # as another assessor
+            lambda: alice.record("alice", "401", "d3", grade=3),  # an item assigned to someone else
+            lambda: alice.add_note("bob", "401", "d3", "forged"),
+            lambda: alice.adjudicate("alice", "q1", "d1", 3),  # not an adjudicator
+            lambda: alice.adjudicate("bob", "401", "d3", 3),
+        ):
+            with pytest.raises(StoreError, match=REFUSED):
+                attempt()
+        assert alice.undo("bob") is None  # bob's decisions are not even visible to alice
+        assert [(e.assessor, e.action) for e in alice.log()] == [("alice", "judge"), ("alice", "undo")]
+        assert alice.gold() == {}  # gold grades are the adjudicators'
+        with pytest.raises(StoreError, match="permission denied for table provenance"):
+            alice.provenance()
+        assert [(r.number, r.runs) for r in alice.rounds()] == [(1, ())]  # rounds, without their runs
+        assert pool_status(alice).unassigned == 0  # what the judging screen polls for
+        session = JudgingSession(alice, "alice")
+        assert [i.doc_id for i in session.queue] == ["d1", "d2"]
+        with pytest.raises(StoreError) as err:
+            alice.set_meta({"topic_set": "forged"})  # an organiser's write
+        assert str(err.value) == (
+            f"{camp['alice']}: permission denied (permission denied for table meta); organisers need "
+            "`trec-toolkit campaign setup ADMIN_URL --organiser USER`, assessors `--assessor USER` "
+            "(ask the database administrator)"
+        )
+        with pytest.raises(StoreError, match="permission denied for table "):
+            alice.add_assignments([Item("alice", "401", "d3", 9)])
+    assert _log(camp["organiser"]) == [
+        ("bob", "401", "d3", "judge", 1),
+        ("alice", "q1", "d1", "judge", 2),
+        ("alice", "q1", "d1", "undo", None),
+    ]
+
+
+def test_only_an_adjudicator_adjudicates_and_reads_every_decision(camp: dict[str, str]) -> None:
+    with CampaignStore.open(camp["alice"]) as alice:
+        alice.record("alice", "q1", "d1", grade=2)
+    with CampaignStore.open(camp["cy"]) as cy:
+        assert [e.assessor for e in cy.log()] == ["alice"]
+        cy.adjudicate("cy", "q1", "d1", 3)
+        with pytest.raises(StoreError, match="grade 7 is not on this campaign's scale"):
+            cy.adjudicate("cy", "q1", "d1", 7)  # the toolkit says it first (the server would refuse it too)
+        assert cy.gold() == {("q1", "d2"): 3}
+    assert _log(camp["organiser"])[-1] == ("cy", "q1", "d1", "adjudicate", 3)
+
+
+def test_a_login_without_items_or_mapping_cannot_open_the_campaign(camp: dict[str, str]) -> None:
+    login = parse_campaign_url(camp["eve"]).user
+    with pytest.raises(StoreError) as err:
+        CampaignStore.open(camp["eve"])
+    assert str(err.value).startswith(f"{camp['eve']}: login {login!r} does not belong to campaign ")
+    result = _cli("judge", camp["eve"], "--assessor", "eve")
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "does not belong to campaign" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------- in plain SQL
+
+
+def _sql(url: str):
+    import psycopg
+
+    conn = psycopg.connect(parse_campaign_url(url).conninfo, autocommit=True)
+    conn.execute("SELECT set_config('search_path', %s, false)", (parse_campaign_url(url).campaign,))
+    return conn
+
+
+_INSERT = (
+    "INSERT INTO judgment_log (time, assessor, query_id, doc_id, action, grade, undoes) "
+    "VALUES ('t', %s, %s, %s, %s, %s, %s)"
+)
+
+
+def test_plain_sql_attacks_of_an_assessor_login_fail(
+    camp: dict[str, str], pg_server: str, other_pg_location: str
+) -> None:
+    import psycopg
+
+    with CampaignStore.open(camp["bob"]) as bob:
+        bob_event = bob.record("bob", "401", "d3", grade=1)
+    with _sql(camp["alice"]) as conn:
+        conn.execute(_INSERT, ("alice", "q1", "d1", "judge", 2, None))  # the legitimate insert works
+        own = conn.execute("SELECT max(id) FROM judgment_log").fetchone()[0]
+        conn.execute(_INSERT, ("alice", "q1", "d1", "undo", None, own))
+        for row in (
+            (
+                "alice",
+                "nosuchtopic",
+                "nosuchdoc",
+                "judge",
+                99,
+                None,
+            ),  # grade 99 on a topic that does not exist
+            ("alice", "q1", "d1", "judge", 99, None),  # grade 99 on its own item
+            ("alice", "q1", "d1", "adjudicate", -5, None),  # an adjudication of -5
+            ("alice", "q1", "d1", "adjudicate", 3, None),  # any adjudication
+            ("alice\u202e", "q1", "d1", "judge", 1, None),  # a name with a bidi override
+            ("bob", "401", "d3", "judge", 0, None),  # as another assessor
+            ("bob", "401", "d3", "undo", None, bob_event),  # undoing another assessor's decision
+            ("alice", "401", "d3", "undo", None, bob_event),
+            ("alice", "401", "d3", "judge", 1, None),  # an item not assigned to it
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+                conn.execute(_INSERT, row)
+        for statement in (
+            "UPDATE judgment_log SET grade = 0",
+            "DELETE FROM judgment_log",
+            "TRUNCATE judgment_log",
+            "UPDATE assignments SET assessor = 'alice'",
+            "INSERT INTO assignments VALUES ('alice', '401', 'd3', 9, false, false, 1)",
+            "INSERT INTO logins VALUES (session_user, 'bob', true)",
+            "SELECT * FROM provenance",
+            "SELECT runs FROM rounds",
+            "SET ROLE trec_owner",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+        # reads: its own log rows only, no gold grades
+        assert conn.execute("SELECT DISTINCT assessor FROM judgment_log").fetchall() == [("alice",)]
+        assert conn.execute("SELECT count(*) FROM gold").fetchone()[0] == 0
+        # a temporary table cannot stand in for the mapping the checks read
+        conn.execute("CREATE TEMP TABLE logins (login text, assessor text, adjudicator boolean)")
+        conn.execute("INSERT INTO pg_temp.logins VALUES (session_user, 'bob', true)")
+        conn.execute(f"SET search_path = pg_temp, {parse_campaign_url(camp['alice']).campaign}")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            conn.execute(_INSERT, ("bob", "401", "d3", "adjudicate", 3, None))
+    # another campaign, where alice's login has no items: nothing to read, nothing to write
+    with CampaignStore.open(other_pg_location, create=True) as other:
+        from toolkit.judging.records import CampaignTopic
+        from toolkit.model import DEFAULT_GRADES
+
+        other.set_topics([CampaignTopic("s1", "secret topic")], DEFAULT_GRADES)
+    with _sql(_as(other_pg_location, parse_campaign_url(camp["alice"]).user or "")) as conn:
+        assert conn.execute("SELECT count(*) FROM topics").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM grades").fetchone()[0] == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(_INSERT, ("alice", "s1", "x", "skip", None, None))
+    assert _log(camp["organiser"]) == [
+        ("bob", "401", "d3", "judge", 1),
+        ("alice", "q1", "d1", "judge", 2),
+        ("alice", "q1", "d1", "undo", None),
+    ]
