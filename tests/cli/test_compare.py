@@ -61,7 +61,7 @@ def test_s1_json_values():
     assert c["tests"]["t"]["statistic"] == pytest.approx(1.532879, abs=1e-6)
     assert c["tests"]["t"]["df"] == 9
     assert c["tests"]["t"]["pvalue"] == pytest.approx(0.159671, abs=1e-6)
-    # the headline interval is the studentized bootstrap's, withheld below 30 topics (issue 24 item 5);
+    # the headline interval is the studentized bootstrap's, withheld below 30 topics (docs/statistics.md, "Intervals");
     # the paired t interval is kept beside it, labelled and unadjusted
     assert (c["ci95"]["method"], c["ci95"]["adjusted"], c["ci95"]["low"]) == (
         "studentized bootstrap",
@@ -672,10 +672,10 @@ def test_compare_reports_judged_at_k_per_run_with_a_warning(tmp_path: Path) -> N
     )
 
 
-def test_issue24_wilcoxon_verdict_says_when_the_mean_disagrees(tmp_path: Path) -> None:
-    """Issue 24 item 2: P@10 baseline [0.2]×20 + [1.0]×3, candidate [0.3]×20 + [0.0]×3, --test wilcoxon.
+def test_wilcoxon_verdict_says_when_the_mean_disagrees(tmp_path: Path) -> None:
+    """The direction of a verdict: P@10 baseline [0.2]×20 + [1.0]×3, candidate [0.3]×20 + [0.0]×3, --test wilcoxon.
     The signed ranks favour the candidate (R+ 210 vs R− 66, hand computation; p < 0.05: tests/stats/
-    test_issue24.py enumerates it), the mean Δ is −1/23: the verdict must say both, not "worse"."""
+    test_verdict_direction.py enumerates it), the mean Δ is −1/23: the verdict must say both, not "worse"."""
     ids = [f"t{i:02d}" for i in range(23)]
     qrels = tmp_path / "q.qrels"
     lines = [f"{q} 0 {q}-r{k} 1" for q in ids for k in range(10)]
@@ -713,8 +713,8 @@ def test_issue24_wilcoxon_verdict_says_when_the_mean_disagrees(tmp_path: Path) -
     assert code == 3 and "the test and the mean disagree" in err
 
 
-def test_issue24_one_pair_one_verdict_under_bh(tmp_path: Path) -> None:
-    """Issue 24 item 4: three runs on 12 topics, P@1. b and c each win 6 topics of a (different ones) and lose
+def test_one_pair_one_verdict_under_bh(tmp_path: Path) -> None:
+    """One pair, one verdict: three runs on 12 topics, P@1. b and c each win 6 topics of a (different ones) and lose
     none: exact randomization p = 2/2^6 = 0.03125 each (hand computation); Holm over the 2 candidates gives
     0.0625 (no significant difference), while BH over the 3 pairs (p = 0.03125, 0.03125, 1) gives
     0.046875 < 0.05. The all-pairs row of a pair with the baseline must not read "better" without saying why."""

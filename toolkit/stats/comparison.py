@@ -398,7 +398,7 @@ def _pair_verdict(
     r: PairwiseResult, p: float | None, alpha: float, blocked: str | None, owner: PairedResult | None
 ) -> PairwiseResult:
     """The exploratory verdict of a pair; a pair with the baseline reads its own family's verdict (one pair,
-    one verdict: issue 24), with a note when the all-pairs adjustment alone would have read otherwise."""
+    one verdict), with a note when the all-pairs adjustment alone would have read otherwise."""
     import dataclasses
 
     words = (
