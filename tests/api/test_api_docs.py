@@ -48,7 +48,7 @@ P1 = {run: {q: float(v == 1.0) for q, v in rr.items()} for run, rr in RR.items()
 
 
 def test_the_page_has_the_examples_it_promises() -> None:
-    assert len(python_blocks()) == 7
+    assert len(python_blocks()) == 8
 
 
 def test_notebook_scores_are_the_hand_values(namespace: dict[str, Any]) -> None:
@@ -119,6 +119,22 @@ def test_file_examples_equal_the_cli(namespace: dict[str, Any]) -> None:
         assert namespace["files_result"].to_json() == cli.stdout
         html = (namespace["__folder__"] / "audit.html").read_text(encoding="utf-8")
         assert html.startswith("<!DOCTYPE html>") and "bm25f" in html
+
+
+def test_topic_example_is_the_run_files_top_ten(namespace: dict[str, Any]) -> None:
+    """frag-05's frame: both lists as the run files rank them (score descending, ties by doc id descending)."""
+    folder = namespace["__folder__"]
+    frame = namespace["frag"]
+    for run in ("bm25", "bm25f"):
+        rows = [line.split() for line in (folder / "runs" / f"{run}.run").read_text().splitlines()]
+        ranked = sorted(((float(r[4]), r[2]) for r in rows if r[0] == "frag-05"), reverse=True)
+        assert list(frame[(run, "doc_id")]) == [d for _, d in ranked[:10]]
+    base = list(frame[("bm25", "doc_id")])
+    expected = [
+        d for i, d in enumerate(frame[("bm25f", "doc_id")], start=1) if d in base and base.index(d) + 1 > i
+    ]
+    assert list(namespace["moved_up"][("bm25f", "doc_id")]) == expected and expected
+    assert namespace["paper_table"].startswith("% trec-toolkit: a comparison table")
 
 
 def test_agree_example_is_sklearns_kappa(namespace: dict[str, Any]) -> None:

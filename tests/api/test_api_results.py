@@ -36,7 +36,10 @@ def cli(*args: str) -> str:
 @pytest.mark.parametrize(
     ("method", "fmt"), [("to_text", "table"), ("to_markdown", "md"), ("to_json", "json"), ("to_html", "html")]
 )
-def test_comparison_renders_as_the_cli(result: toolkit.ComparisonResult, method: str, fmt: str) -> None:
+def test_comparison_renders_as_the_cli(
+    result: toolkit.ComparisonResult, method: str, fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # outside the example workspace: no [docs] titles for the per-topic view
     expected = cli("compare", *RUNS, "--qrels", QRELS, "--topics", TOPICS, "--seed", "3", "--format", fmt)
     assert getattr(result, method)() == expected
 
@@ -66,7 +69,10 @@ def test_comparison_frame_is_the_json_comparisons(result: toolkit.ComparisonResu
 
 
 def test_repr_html_is_the_page_as_a_scoped_fragment(result: toolkit.ComparisonResult) -> None:
-    page, fragment = result.to_html(), result._repr_html_()
+    from toolkit.reports import render
+
+    # the page without its per-topic view (a notebook shows one topic with result.topic(...))
+    page, fragment = render(result, "html", topics=result.topic_set), result._repr_html_()
     body = page.split("<body>\n", 1)[1].rsplit("</body>", 1)[0]
     style, inner = fragment.split("</style>\n", 1)
     assert inner.rsplit("</div>", 1)[0] == body

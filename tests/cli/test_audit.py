@@ -171,7 +171,7 @@ def test_changed_system_config_reruns(workspace: Path):
         (
             lambda c: c.replace("[audit]", "[audit]\ncolour = 1"),
             "[audit] has unknown key(s) colour; known: alpha, correction, margins, name, order, output, qrels, seed, "
-            "test",
+            "test, topics_shown",
         ),
     ],
 )

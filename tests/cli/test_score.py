@@ -68,7 +68,7 @@ def test_json_schema_unrounded_with_versions() -> None:
     code, out, _ = invoke(RUN, "--qrels", QRELS, "--measures", "map ndcg_cut.10", "--format", "json")
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"schema_version", "measures", "runs", "versions"}
+    assert set(doc) == {"schema_version", "measures", "providers", "runs", "versions"}
     assert doc["schema_version"] == 3 and doc["measures"] == ["AP", "nDCG@10"]
     assert {"python", "pytrec-eval-terrier", "ir-measures"} <= set(doc["versions"])
     (run,) = doc["runs"]

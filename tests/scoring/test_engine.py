@@ -1,4 +1,4 @@
-"""The speed-ups must not change a single value: ranking prefixes, the column reader, the vectorised scorer."""
+"""The speed-ups must not change a single value: the column reader, the compact rankings, the vectorised scorer."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import pytest
 
 from toolkit.formats import ranked, read_qrels, read_run, tables
 from toolkit.formats.run import read_run_lines
-from toolkit.scoring import evaluate, parse_measures
-from toolkit.scoring.engine import Evaluator
+from toolkit.scoring import evaluate
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
@@ -17,23 +16,6 @@ MEASURES = (
     "P@5 P@100 P(rel=2)@10 AP AP@100 RR RR@10 RR(rel=2)@5 Rprec nDCG nDCG@10 Bpref Success@1 R@100 "
     "NumRet NumRet(rel=1) NumRel Judged@10 infAP SetP nDCG(gains={0:1,1:2})@10 P(judged_only=True)@5"
 )
-
-
-def test_prefix_pruning_gives_the_same_values() -> None:
-    run = read_run(DATA / "results.test")
-    qrels = read_qrels(DATA / "qrels.rel_level")
-    names = [str(m) for m in parse_measures(MEASURES)]
-    safe = Evaluator(
-        qrels,
-        [m for m in names if "gains" not in m and "judged_only" not in m and m not in ("infAP", "SetP")],
-    )
-    assert safe.prefix_ok
-    full = Evaluator(qrels, safe.measures)
-    full.prefix_ok = False
-    topics = list(run.results)
-    assert safe.score_run(run, topics) == full.score_run(run, topics)
-    # measures that see beyond the last relevant doc switch pruning off
-    assert not Evaluator(qrels, names).prefix_ok
 
 
 def test_compact_results_behave_like_a_mapping(tmp_path: Path) -> None:

@@ -38,6 +38,8 @@ def score(
     for ``NumRel``/``NumRet``/``NumQ``), as ``trec_eval -q`` prints them. The denominator rules are
     ``toolkit.scoring``'s: with ``topics``, a topic the run left empty or the qrels do not judge scores 0 and
     counts. ``runs``, ``qrels``, ``topics`` and ``names``: see ``toolkit.api.inputs`` and docs/python-api.md.
+    ``frame.attrs["providers"]`` names the provider that computed each measure, as ``score --format json``
+    does: the same for every input's shape (``toolkit.scoring.provider``).
     """
     import pandas as pd
 
@@ -60,7 +62,9 @@ def score(
         columns["query_id"] += [q for q, _, _ in rows]
         columns["measure"] += [m for _, m, _ in rows]
         columns["value"] += [float(v) for _, _, v in rows]
-    return pd.DataFrame(columns, columns=list(COLUMNS)).astype({"value": "float64"})
+    frame = pd.DataFrame(columns, columns=list(COLUMNS)).astype({"value": "float64"})
+    frame.attrs["providers"] = dict(scores[0].providers) if scores else {}
+    return frame
 
 
 def compare(
@@ -70,21 +74,27 @@ def compare(
     topics: Any = None,
     measures: Measure | str | Sequence[Measure | str] | None = None,
     names: str | Sequence[str] | None = None,
+    docs: Any = None,
     **options: Any,
 ) -> ComparisonResult:
     """Compare 2+ runs, the first as the baseline → a ``ComparisonResult`` that renders itself.
 
     ``options`` are ``toolkit.stats.compare_runs``'s (``primary``, ``alpha``, ``seed``, ``margins``,
     ``correction`` …), with its defaults, so a call gives what ``trec-toolkit compare`` prints for the same
-    inputs and options.
+    inputs and options. The result keeps each run's top k per topic for ``topic()`` and the HTML's per-topic
+    view; ``docs`` (``toolkit.api.inputs.DOCS_KINDS``) is where their titles and snippets come from, read
+    only for the topics shown.
     """
     from toolkit.formats.interop import as_qrels, as_topics
     from toolkit.stats import compare_runs
+    from toolkit.stats.rankings import collect_rankings
 
     run_list = named_runs(runs, names)
     topic_set = None if topics is None else as_topics(topics)
-    result = compare_runs(run_list, as_qrels(qrels), topics=topic_set, measures=measures, **options)
-    return ComparisonResult.of(result, topic_set=topic_set)
+    judged = as_qrels(qrels)
+    result = compare_runs(run_list, judged, topics=topic_set, measures=measures, **options)
+    rankings = collect_rankings(run_list, judged, depth=result.rank1[0].cutoff)
+    return ComparisonResult.of(result, topic_set=topic_set, rankings=rankings, docs=docs)
 
 
 def agree(

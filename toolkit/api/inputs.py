@@ -24,11 +24,14 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.agreement.judgments import Rating
 from toolkit.errors import UsageError
 from toolkit.model import Qrels, Run, TopicSet
+
+if TYPE_CHECKING:
+    from toolkit.stats.rankings import DocText
 
 RUNS_KINDS = (
     "one run (a TREC run file path, a toolkit Run, a pandas DataFrame, a dict {query_id: {doc_id: score}}, a "
@@ -230,3 +233,33 @@ def _from_campaign(location: Any, include_gold: bool) -> Judgments:
 
     loaded = read_campaign(location, include_gold=include_gold)
     return Judgments(loaded.judgments, loaded.labels)
+
+
+DOCS_KINDS = (
+    "a .jsonl/.tsv corpus path, a folder of files, a campaign (.sqlite path or postgresql:// URL), or a dict "
+    "{doc_id: (title, text)}"
+)
+
+
+def doc_texts_of(docs: Any, doc_ids: Sequence[str]) -> dict[str, DocText]:
+    """The titles and snippets of ``doc_ids`` from ``docs`` (``compare(docs=…)``: one of ``DOCS_KINDS``)."""
+    from toolkit.stats.rankings import DocText, doc_text, doc_texts
+
+    if isinstance(docs, Mapping):
+        out = {}
+        for d in doc_ids:
+            entry = docs.get(d)
+            if entry is None:
+                out[d] = DocText(error="not in docs")
+            elif isinstance(entry, str):
+                out[d] = doc_text("", entry)
+            else:
+                title, text = entry
+                out[d] = doc_text(str(title), str(text))
+        return out
+    if isinstance(docs, str | os.PathLike):
+        from toolkit.pooling.docsource import fetch_documents
+        from toolkit.pooling.snapshots import doc_source_for
+
+        return doc_texts(fetch_documents(doc_source_for(os.fspath(docs)), doc_ids))
+    raise TypeError(f"docs= takes {DOCS_KINDS}, not {type(docs).__name__}")

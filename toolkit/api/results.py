@@ -16,10 +16,12 @@ per-topic rows) are left to the JSON.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from toolkit.agreement.result import AgreementResult as _Agreement
+from toolkit.errors import UsageError
 from toolkit.model import TopicSet
 from toolkit.stats import ComparisonResult as _Comparison
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from toolkit.reports.document import Document
+    from toolkit.stats.rankings import Rankings
 
 R = TypeVar("R", bound="Rendered")
 
@@ -95,13 +98,66 @@ def _holds_records(value: Any) -> bool:
 @dataclass(frozen=True)
 class ComparisonResult(Rendered, _Comparison):
     """``toolkit.stats.ComparisonResult`` that renders itself; ``topic_set`` gives the worst-regressions
-    table its query texts."""
+    table its query texts; ``rankings`` (each run's top k per topic, ``toolkit.stats.rankings``) and ``docs``
+    (where titles come from) give ``topic()`` and ``to_html()`` the per-topic view."""
 
     _records: ClassVar[str] = "comparisons"
     topic_set: TopicSet | None = field(default=None, compare=False, repr=False)
+    rankings: Rankings | None = field(default=None, compare=False, repr=False)
+    docs: Any = field(default=None, compare=False, repr=False)
 
     def _topics(self) -> TopicSet | None:
         return self.topic_set
+
+    def to_latex(self) -> str:
+        """The runs × measures table for a paper (``--format latex``): significance as superscript letters
+        (ranx's convention), the best value per measure in bold, test, adjustment and α in the caption; it
+        needs ``\\usepackage{booktabs}``."""
+        return self._render("latex")
+
+    def to_html(self, *, topics_shown: int | None = None) -> str:
+        """The report as one self-contained HTML page, plots embedded, with the per-topic view when the
+        result keeps its rankings (``toolkit.compare`` does): ``topics_shown`` topics per candidate (the most
+        changed first; 0 = all)."""
+        if self.rankings is None:
+            return self._render("html")
+        from toolkit.reports import render
+        from toolkit.reports.topic_view import TopicPage
+        from toolkit.reports.view_limits import DEFAULT_TOPICS_SHOWN
+        from toolkit.stats.topic_view import TopicViews
+
+        shown = DEFAULT_TOPICS_SHOWN if topics_shown is None else topics_shown
+        ids = TopicViews(self, self.rankings, self.topic_set).shown(shown)
+        page = TopicPage(self, self._with_docs(self.rankings, ids), self.topic_set, shown)
+        return render(self, "html", topics=self.topic_set, view=page)
+
+    def topic(self, query_id: str, *, candidate: str | None = None) -> pd.DataFrame:
+        """One topic's two rankings side by side: the baseline's and ``candidate``'s (default: the first).
+
+        A DataFrame indexed by rank, with a column group per run (``doc_id``, ``title`` and ``snippet`` —
+        ``<NA>`` when not fetched —, ``grade`` — ``<NA>`` when unjudged —, ``first_relevant``, and
+        ``rank_in_other``, the document's rank in the other run, ``<NA>`` when not in its top k); ``.attrs`` holds the query, its class, the rank-1 bucket, the
+        refusal and empty-result changes and each measure's values. In a notebook it shows as the two
+        lists side by side with grades and moves."""
+        from toolkit.api.topic import topic_frame
+        from toolkit.stats.topic_view import TopicViews
+
+        if self.rankings is None:
+            raise UsageError(
+                "this result keeps no rankings: make it with toolkit.compare(...), which keeps each run's top k"
+            )
+        rankings = self._with_docs(self.rankings, [query_id])
+        view = TopicViews(self, rankings, self.topic_set).view(query_id, candidate)
+        return topic_frame(view)
+
+    def _with_docs(self, rankings: Rankings, query_ids: Sequence[str]) -> Rankings:
+        """``rankings`` with the titles and snippets of ``query_ids``' documents from ``docs``."""
+        from toolkit.api.inputs import doc_texts_of
+
+        wanted = [d for d in rankings.doc_ids(query_ids) if d not in rankings.docs]
+        if self.docs is None or not wanted:
+            return rankings
+        return rankings.with_docs(doc_texts_of(self.docs, wanted))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from toolkit.cli.options import topics_shown_option
+
 
 @click.command(context_settings={"max_content_width": 100})
 @click.option(
@@ -36,6 +38,7 @@ import click
     is_flag=True,
     help="Give verdicts even when a system failed some topics (they are still listed in the audit).",
 )
+@topics_shown_option
 def command(
     config_path: Path | None,
     output: Path | None,
@@ -43,6 +46,7 @@ def command(
     seed: int | None,
     allow_pilot: bool,
     allow_failed: bool,
+    topics_shown: int | None,
 ) -> None:
     """Run every configured system, build the regex qrels, compare all against the baseline, write the audit.
 
@@ -71,5 +75,6 @@ def command(
             log=lambda msg: click.echo(msg, err=True),
             allow_pilot=allow_pilot,
             allow_failed=allow_failed,
+            topics_shown=topics_shown,
         )
     click.echo(audit_summary(result), nl=False)

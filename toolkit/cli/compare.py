@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
+from toolkit.cli.options import (
+    emit,
+    evaluation_options,
+    evaluation_workspace,
+    format_option,
+    output_option,
+    topics_shown_option,
+)
 
 
 def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
@@ -96,7 +103,23 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     is_flag=True,
     help="Give verdicts even when a run's manifest records failed topics (they are still listed).",
 )
-@format_option("table", "md", "json", "html", default="table")
+@click.option(
+    "--show",
+    "show",
+    multiple=True,
+    metavar="TOPIC",
+    help="Print TOPIC's rankings side by side (grades, moves, titles) instead of the report (repeatable).",
+)
+@click.option(
+    "--docs",
+    "docs",
+    default=None,
+    metavar="SOURCE",
+    help="Titles and snippets for --show and the HTML's per-topic view: a campaign (its snapshots), a "
+    ".jsonl/.tsv corpus or a folder (default: [docs] of toolkit.toml, when there is one).",
+)
+@topics_shown_option
+@format_option("table", "md", "json", "html", "latex", default="table")
 @output_option
 def command(
     runs: tuple[Path, ...],
@@ -114,6 +137,9 @@ def command(
     fail_on: str,
     allow_failed: bool,
     no_workspace: bool,
+    show: tuple[str, ...],
+    docs: str | None,
+    topics_shown: int | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -126,32 +152,45 @@ def command(
     buckets with exact McNemar, preferences, refusal and empty results (topics declared expect = "empty";
     exact McNemar), Judged@k, failed topics; t, Wilcoxon, effect sizes, t CI, post hoc MDE in the appendix. The table format starts with the verdicts and the aggregate table. See docs/statistics.md.
     \b
+    --format html adds the per-topic view (both rankings of each changed topic side by side); --show
+    TOPIC prints one topic's in the terminal; --format latex writes a table for a paper (booktabs).
+    \b
     Examples:
       trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml
       trec-toolkit compare a.run b.run --qrels q.qrels --margin nDCG@10=0.02 --format md -o audit.md
+      trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --show frag-05
+      trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --format latex -o table.tex
     """
     import sys
 
-    from toolkit.errors import CheckFailed
+    from toolkit.errors import CheckFailed, UsageError
     from toolkit.formats import read_qrels, read_run
     from toolkit.formats.run import run_name
     from toolkit.model import Run
     from toolkit.pipeline.failures import comparison_failures, recorded_failures_at
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import document, mark_pilot, render, write_markdown
-    from toolkit.stats.comparison import compare_runs
+    from toolkit.reports.topic_view import TopicPage
+    from toolkit.reports.view_limits import DEFAULT_TOPICS_SHOWN
+    from toolkit.stats.comparison import compare_runs, rank_cutoff
+    from toolkit.stats.rankings import RankingCollector
 
-    settings = evaluation_workspace(no_workspace).evaluation(
-        topics=topics_path, measures=measures, primary=primary
-    )
+    if show and fmt != "table":
+        raise UsageError(f"--show prints the rankings as text; drop --format {fmt} (or drop --show)")
+    ws = evaluation_workspace(no_workspace)
+    settings = ws.evaluation(topics=topics_path, measures=measures, primary=primary)
     topics = settings.topics
     qrels = read_qrels(qrels_path)
+    shown = DEFAULT_TOPICS_SHOWN if topics_shown is None else topics_shown
     names = [run_name(p) for p in runs]
     # manifests only (pilot flag, failed topics): the runs themselves are read one at a time below
     pilots = pilot_runs([Run(results={}, name=n, path=str(p)) for n, p in zip(names, runs, strict=True)])
     failures = comparison_failures(recorded_failures_at(runs), names[0], names[1:], allow_failed=allow_failed)
+    # the per-topic view keeps each run's top k as it passes (only when something shows it)
+    collector = RankingCollector(qrels, rank_cutoff(settings.primary)) if show or fmt == "html" else None
+    loaded = (read_run(p) for p in runs)  # one at a time: each run is scored, summarised and freed
     result = compare_runs(
-        (read_run(p) for p in runs),  # one at a time: each run is scored, summarised and freed
+        collector.watch(loaded) if collector is not None else loaded,
         qrels,
         topics=topics,
         measures=settings.measures,
@@ -165,13 +204,32 @@ def command(
         failures=failures,
         zero_method=zero_method,
     )
-    if fmt == "md" and output is not None and str(output) != "-":
+    rankings = None
+    if collector is not None:
+        from toolkit.pipeline.topic_docs import view_rankings
+
+        rankings = view_rankings(
+            collector.rankings(),
+            result,
+            topics,
+            shown=shown,
+            docs=docs,
+            workspace=ws,
+            query_ids=show or None,
+            log=lambda msg: click.echo(msg, err=True),
+        )
+    terminal = str(output or "-") == "-" and sys.stdout.isatty()
+    if show and rankings is not None:
+        from toolkit.cli.topic_show import render_topics
+
+        emit(render_topics(result, rankings, topics, show, color=terminal), output)
+    elif fmt == "md" and output is not None and str(output) != "-":
         for path in write_markdown(result, output, topics=topics, pilot=pilots):
             click.echo(f"Wrote {path}", err=True)
     else:
-        color = fmt == "table" and str(output or "-") == "-" and sys.stdout.isatty()
         doc = mark_pilot(document(result, topics=topics, plots=fmt == "html"), pilots)
-        emit(render(doc, fmt, color=color), output)
+        view = TopicPage(result, rankings, topics, shown) if rankings is not None else None
+        emit(render(doc, fmt, color=fmt == "table" and terminal, view=view), output)
     if fail_on == "regression":
         check = result.regression_check()
         if not check.passed:

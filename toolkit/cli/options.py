@@ -218,3 +218,17 @@ def progress_bar(
                 bar.update(tasks[step], completed=done, total=total)
 
         yield update
+
+
+def topics_shown_option(func: F) -> F:
+    """``--topics-shown N``: how many topics per candidate the HTML's per-topic view holds (its size bound)."""
+    from toolkit.reports.view_limits import DEFAULT_TOPICS_SHOWN
+
+    return click.option(
+        "--topics-shown",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help=f"Topics per candidate in the HTML's per-topic view, the most changed first; 0 = all "
+        f"(default {DEFAULT_TOPICS_SHOWN}; bounds the file's size).",
+    )(func)

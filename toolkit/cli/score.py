@@ -64,7 +64,7 @@ def command(
     fmt: str,
     output: Path | None,
 ) -> None:
-    """Score runs against qrels with trec_eval semantics (pytrec_eval via ir_measures).
+    """Score runs against qrels with trec_eval 10's measures, numbers and semantics.
 
     The topics that count (n) are the topic set's (--topics, else [workspace] topics of the nearest
     toolkit.toml), else the qrels'. A topic a run has no results for scores

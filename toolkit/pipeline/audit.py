@@ -17,10 +17,12 @@ Steps, each reusing what is already there when it is provably the same:
    workspace's evaluation settings, the same ``score``, ``compare`` and ``gate`` read (``[workspace]
    measures`` and ``primary`` — the confirmatory measure, default nDCG@10: ``Workspace.evaluation``), with
    the options of the optional ``[audit]`` table (``test``, ``order``, ``alpha``, ``seed``, ``correction``,
-   ``margins = { "nDCG@10" = 0.02 }``, ``output``). Failed topics follow the run-failure policy (``toolkit.pipeline.failures``): listed in every
-   report, and a candidate is "not comparable" unless ``allow_failed``.
+   ``margins = { "nDCG@10" = 0.02 }``, ``output``). Failed topics follow the run-failure policy
+   (``toolkit.pipeline.failures``): listed in every report, and a candidate is "not comparable" unless ``allow_failed``.
 4. **Write** ``audit.md``, ``audit.json``, ``audit.html`` and ``audit-*.png`` into the output folder
-   (``toolkit.reports`` renders them).
+   (``toolkit.reports`` renders them). The HTML page holds the per-topic view: each run's top k per topic
+   (``toolkit.stats.rankings``) with the titles and snippets of the ``[docs]`` source
+   (``toolkit.pipeline.topic_docs``), for the ``[audit] topics_shown`` most changed topics per candidate.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from toolkit.model import Qrels, Run, TopicSet
 from toolkit.workspace import Workspace
 
 if TYPE_CHECKING:
+    from toolkit.reports.topic_view import TopicPage
     from toolkit.stats.comparison import ComparisonResult
     from toolkit.systems.base import System
     from toolkit.systems.preflight import PreflightResult
@@ -53,6 +56,7 @@ AUDIT_DEFAULTS: dict[str, Any] = {
     "output": "audits",
     "name": "audit",
     "qrels": None,
+    "topics_shown": None,  # the per-topic view's bound (toolkit.reports.view_limits)
 }
 
 
@@ -86,6 +90,11 @@ def audit_settings(config: Mapping[str, Any], where: str) -> dict[str, Any]:
     order = config.get("order")
     if order is not None and not (isinstance(order, list) and all(isinstance(o, str) for o in order)):
         raise ConfigError(f'{where}: [audit] order must be a list of system names, e.g. ["bm25f", "dense"]')
+    shown = config.get("topics_shown")
+    if shown is not None and (isinstance(shown, bool) or not isinstance(shown, int) or shown < 0):
+        raise ConfigError(
+            f"{where}: [audit] topics_shown must be a whole number ≥ 0 (0 = every topic), e.g. 1000"
+        )
     return {**AUDIT_DEFAULTS, **{k: v for k, v in config.items() if k not in MOVED_TO_WORKSPACE}}
 
 
@@ -99,11 +108,13 @@ def run_audit(
     log: Callable[[str], None] = lambda _msg: None,
     allow_pilot: bool = False,
     allow_failed: bool = False,
+    topics_shown: int | None = None,
 ) -> AuditResult:
     """Run the audit described by ``toolkit.toml`` (see the module docstring); ``log`` gets one line per step,
     ``progress(step, done, total)`` follows each system's run (``step`` is ``"run NAME"``); ``allow_pilot``
     lets pilot systems and runs in (the audit is then marked PILOT); ``allow_failed`` gives verdicts even
-    for runs with failed topics."""
+    for runs with failed topics; ``topics_shown`` bounds the HTML's per-topic view (else ``[audit]
+    topics_shown``)."""
     from toolkit.pipeline.failures import comparison_failures
     from toolkit.reports import write_audit
     from toolkit.stats.comparison import compare_runs
@@ -154,6 +165,15 @@ def run_audit(
     )
     manifests = {run.name: _manifest(ws, run.name) for run in runs}
     pilots = pilot_runs(runs, manifests)
+    view = _topic_page(
+        ws,
+        result,
+        runs,
+        qrels,
+        topics,
+        options["topics_shown"] if topics_shown is None else topics_shown,
+        log,
+    )
     written = write_audit(
         result,
         Path(output) if output is not None else ws.path(options["output"]),
@@ -162,6 +182,7 @@ def run_audit(
         title=f"Audit: {', '.join(order[1:])} vs {baseline} on {topics.name}",
         pilot=pilots,
         preflight={n: _preflight_shown(m) for n, m in manifests.items() if m and m.get("preflight")},
+        view=view,
     )
     return AuditResult(
         result,
@@ -262,6 +283,27 @@ def _qrels(
     else:
         log(f"qrels: {path} is up to date (regex truth over {covered} docs)")
     return dataclasses.replace(read_qrels(path), path=ws.relative(path)), truth.written
+
+
+def _topic_page(
+    ws: Workspace,
+    result: ComparisonResult,
+    runs: tuple[Run, ...],
+    qrels: Qrels,
+    topics: TopicSet,
+    shown: int | None,
+    log: Callable[[str], None],
+) -> TopicPage:
+    """The per-topic view of the HTML page: the runs' top k with the titles of the workspace's ``[docs]``."""
+    from toolkit.pipeline.topic_docs import view_rankings
+    from toolkit.reports.topic_view import TopicPage
+    from toolkit.reports.view_limits import DEFAULT_TOPICS_SHOWN
+    from toolkit.stats.rankings import collect_rankings
+
+    limit = DEFAULT_TOPICS_SHOWN if shown is None else int(shown)
+    rankings = collect_rankings(runs, qrels, depth=result.rank1[0].cutoff)
+    rankings = view_rankings(rankings, result, topics, shown=limit, workspace=ws, log=log)
+    return TopicPage(result, rankings, topics, limit)
 
 
 def _preflight_shown(manifest: Mapping[str, Any]) -> dict[str, Any]:

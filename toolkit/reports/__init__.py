@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model import TopicSet
 from toolkit.reports.document import SCHEMA_VERSION, Block, Document, mark_pilot, pilot_line, table
+
+if TYPE_CHECKING:
+    from toolkit.reports.topic_view import TopicPage
 
 #: The formats every document renders to (``table`` is the plain-text layout).
 FORMATS = ("table", "md", "html", "json")
@@ -61,12 +64,24 @@ def document(result: Any, *, topics: TopicSet | None = None, plots: bool = False
     )
 
 
-def render(subject: Any, fmt: str, *, topics: TopicSet | None = None, color: bool = False) -> str:
-    """``subject`` (a ``Document``, or a result ``document`` accepts) as ``fmt``: table (text), md, html, json.
+def render(
+    subject: Any,
+    fmt: str,
+    *,
+    topics: TopicSet | None = None,
+    color: bool = False,
+    view: TopicPage | None = None,
+) -> str:
+    """``subject`` (a ``Document``, or a result ``document`` accepts) as ``fmt``: table (text), md, html, json,
+    or — for a comparison — latex (``toolkit.reports.latex``).
 
     ``color`` bolds headings in the text layout (for a terminal). A comparison rendered as HTML gets its
-    plots embedded.
+    plots embedded, and with ``view`` its per-topic view (``toolkit.reports.topic_view``).
     """
+    if fmt == "latex":
+        from toolkit.reports.latex import render_latex
+
+        return render_latex(subject if isinstance(subject, Document) else document(subject, topics=topics))
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}; one of {', '.join(FORMATS)}")
     doc = subject if isinstance(subject, Document) else document(subject, topics=topics, plots=fmt == "html")
@@ -82,6 +97,8 @@ def render(subject: Any, fmt: str, *, topics: TopicSet | None = None, color: boo
         from toolkit.reports.markdown import render_markdown
 
         return render_markdown(doc)
+    if view is not None:
+        return view.render(doc)
     from toolkit.reports.html import render_html
 
     return render_html(doc)
@@ -108,11 +125,13 @@ def write_audit(
     formats: tuple[str, ...] = ("md", "json", "html"),
     pilot: Sequence[str] = (),
     preflight: Mapping[str, Mapping[str, Any]] | None = None,
+    view: TopicPage | None = None,
 ) -> list[Path]:
     """Write ``NAME-*.png`` and ``NAME.md``, ``NAME.json``, ``NAME.html`` (those in ``formats``) into ``directory``.
 
     ``result`` is a ``ComparisonResult``; every file renders the one document built here. ``pilot`` names the
-    pilot runs (the banner on top), ``preflight`` each run's pre-flight record (shown in the setup).
+    pilot runs (the banner on top), ``preflight`` each run's pre-flight record (shown in the setup), ``view``
+    the per-topic view of the HTML page.
     """
     from toolkit.formats.textfile import atomic_write_text
     from toolkit.reports.comparison import comparison_document
@@ -131,6 +150,6 @@ def write_audit(
         written.append(path)
     for suffix in formats:
         path = out / f"{name}.{suffix}"
-        atomic_write_text(path, render(doc, suffix))
+        atomic_write_text(path, render(doc, suffix, view=view))
         written.append(path)
     return written

@@ -1,13 +1,18 @@
-"""Render a document as one self-contained HTML page, its images embedded as base64 PNGs (no scripts).
+"""Render a document as one self-contained HTML page, its images embedded as base64 PNGs.
 
 Every literal text of the document (``document.spans``: run names, topic ids and text, a system's output) is
-HTML-escaped; the document's markup becomes ``<code>`` and ``<strong>``.
+HTML-escaped; the document's markup becomes ``<code>`` and ``<strong>``. A page may carry one extra
+``section`` (the per-topic view, ``toolkit.reports.topic_view``), placed before the appendix, and the inline
+``scripts`` it needs. The page's Content-Security-Policy allows those scripts by their hash and nothing from
+the network: no request can leave the page, whatever a title or a run name holds.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
+from collections.abc import Sequence
 
 from toolkit.reports.document import BOLD, CODE, Document, spans
 
@@ -45,9 +50,31 @@ _FRAGMENT_STYLE = "".join(
 )
 
 
-def render_html(document: Document, *, fragment: bool = False) -> str:
+#: The heading the extra ``section`` is placed before (the document's last part); at the end without one.
+APPENDIX = "Appendix"
+
+
+def script_hash(script: str) -> str:
+    """The CSP source that allows exactly ``script`` inline: ``'sha256-…'``."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_policy(scripts: Sequence[str] = ()) -> str:
+    """The page's CSP: inline styles, ``data:`` images, exactly ``scripts`` (by hash), nothing else."""
+    allowed = " ".join(script_hash(s) for s in scripts) or "'none'"
+    return (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+        f"script-src {allowed}; base-uri 'none'; form-action 'none'"
+    )
+
+
+def render_html(
+    document: Document, *, fragment: bool = False, section: str = "", scripts: Sequence[str] = ()
+) -> str:
     """One self-contained page; ``fragment=True`` gives one ``<div>`` with a scoped style instead, to sit in
-    another page (a notebook's output cell) without restyling it."""
+    another page (a notebook's output cell) without restyling it. ``section`` (HTML) goes before the
+    appendix, ``scripts`` at the end of the page (see the module docstring)."""
     title = document.title or "trec-toolkit report"
     if fragment:
         out = ['<div class="trec-toolkit">', f"<style>\n{_FRAGMENT_STYLE}</style>"]
@@ -57,12 +84,16 @@ def render_html(document: Document, *, fragment: bool = False) -> str:
             '<html lang="en">',
             "<head>",
             '<meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{content_policy(scripts)}">',
             f"<title>{html.escape(title)}</title>",
             f"<style>{_STYLE}</style>",
             "</head>",
             "<body>",
         ]
     for block in document.blocks:
+        if section and block.kind == "h2" and block.text == APPENDIX:
+            out.append(section)
+            section = ""
         if block.kind in ("h1", "h2", "h3"):
             out.append(f"<{block.kind}>{_inline(block.text)}</{block.kind}>")
         elif block.kind == "p":
@@ -92,5 +123,8 @@ def render_html(document: Document, *, fragment: bool = False) -> str:
                 )
         else:
             raise ValueError(f"cannot render block kind {block.kind!r} as HTML")
+    if section:
+        out.append(section)
+    out += [f"<script>{script}</script>" for script in scripts]
     out += ["</div>"] if fragment else ["</body>", "</html>"]
     return "\n".join(out) + "\n"

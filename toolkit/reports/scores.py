@@ -142,7 +142,8 @@ def scores_data(
     refusal: Sequence[RefusalScores] | None = None,
 ) -> dict[str, Any]:
     """The JSON contract of ``score`` (keys after ``schema_version``), values unrounded; each run's ``refusal``
-    when given (one per run, in order)."""
+    when given (one per run, in order). ``providers`` names, per measure, the provider that computed it
+    (``toolkit.scoring.provider``: ``trec_toolkit`` for the measure table's kernels)."""
     from toolkit.reports.refusal import refusal_data
 
     runs = []
@@ -169,6 +170,7 @@ def scores_data(
             runs[-1]["refusal"] = refusal_data(refusal[index], topics)
     return {
         "measures": list(results[0].measures) if results else [],
+        "providers": dict(results[0].providers) if results else {},
         "runs": runs,
         "versions": dict(versions or {}),
     }

@@ -1,54 +1,41 @@
-"""The evaluation engine: one evaluator per qrels, fed canonical rankings in chunks of topics.
+"""The evaluation engine: one evaluator per qrels, each measure computed by the provider chosen for it.
 
-Why canonical rankings: trec_eval 10 orders by score descending, ties by doc_id descending, comparing scores
-as doubles; pytrec_eval compares float32, and other ir_measures providers break ties their own way. Each
-topic's ranking is therefore put into trec_eval 10's order here (``Run.ranking``) and re-scored with strictly
-decreasing integers (n, n-1, …, 1 — exact in float32), so that every backend sees one unambiguous order.
+Which provider computes a measure is ``toolkit.scoring.provider.provider_of``: the measure table's kernels
+(``toolkit.scoring.kernels``) for every measure the table has, whatever the input's shape; one of the trusted
+ir_measures providers for the few it lacks (nDCG with custom gains, Judged@k …). The choice is made per
+measure when the evaluator is built and recorded in ``providers``.
 
-Why prefixes: most measures only look at the ranking down to the last relevant doc (and their cutoff). When
-every requested measure is like that (``plan.PREFIX_SAFE``), each topic's ranking is cut right after its last
-doc with relevance ≥ the lowest ``rel`` asked for, and at least at the deepest cutoff; the values are the
-same and the backend handles a few dozen docs a topic instead of a thousand.
+Why canonical rankings for the other providers: trec_eval 10 orders by score descending, ties by doc_id
+descending, comparing scores as doubles; pytrec_eval compares float32, and other ir_measures providers break
+ties their own way. Each topic's ranking is therefore put into trec_eval 10's order here (``Run.ranking``) and
+re-scored with strictly decreasing integers (n, n-1, …, 1 — exact in float32), so that every provider sees one
+unambiguous order. A provider of a measure with a cutoff is handed the ranking cut at that cutoff.
 
-Why chunks: a backend needs a dict of dicts; building it for a 7-million-line run at once costs more than a
+Why chunks: a provider needs a dict of dicts; building it for a 7-million-line run at once costs more than a
 gigabyte, so topics are handed over a few hundred thousand docs at a time. Each chunk gets an evaluator built
-(through ir_measures' public ``evaluator``/``iter_calc``) over that chunk's qrels topics only: building one is
-cheap next to scoring, and ``iter_calc`` then has no other qrels topic to fill with defaults.
+(through the provider's public ``evaluator``/``iter_calc``) over that chunk's qrels topics only.
 
 Why some topics never reach pytrec_eval: its trec_eval (9.x) code reads a table it never allocated when a qrels
-topic has no grade ≥ 0 — a segmentation fault once ``bpref`` and ``map`` are asked for together, depending on
-the topic order. Such a topic has no relevant document at any level; trec_eval 10 scores it 0 on every measure
-but the count of docs returned, and so does this engine, without handing it to the backend.
+topic has no grade ≥ 0 — a segmentation fault, depending on the topic order. Such a topic has no relevant
+document at any level and scores 0 there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
 from toolkit.errors import FormatError
-from toolkit.formats.ranked import RankedRun, RankedTopic
+from toolkit.formats.ranked import RankedRun
 from toolkit.model import Qrels, Run
 from toolkit.scoring.measures import measure_object
-from toolkit.scoring.plan import (
-    NUM_Q,
-    NUM_REL,
-    NUM_RET,
-    OTHER,
-    PREFIX_SAFE,
-    PYTREC,
-    RR_CUT,
-    TREC10,
-    Route,
-    route,
-)
 
-#: Docs handed to the backend per call (bounds the memory of the dict-of-dicts it needs).
+#: Docs handed to another provider per call (bounds the memory of the dict-of-dicts it needs).
 CHUNK_DOCS = 400_000
 
-#: Largest grade accepted: trec_eval's code in pytrec_eval walks every grade level up to the largest for every
-#: topic (quadratic in it: 0.3 ms a topic at 1,000, 22 ms at 10,000; it hangs at 10^6 and crashes at 2^31).
+#: Largest grade accepted: trec_eval's gain measures walk every grade level up to the largest for every topic
+#: (quadratic in it: 0.3 ms a topic at 1,000, 22 ms at 10,000; it hangs at 10^6 and crashes at 2^31).
 MAX_GRADE = 1000
 
 
@@ -61,30 +48,14 @@ def ranking(run: Run, query_id: str, depth: int | None = None) -> Sequence[str]:
     return docs if depth is None else docs[:depth]
 
 
-def ranking_prefix(run: Run, query_id: str, wanted: Sequence[str], depth: int) -> tuple[Sequence[str], int]:
-    """The ranking down to the last doc in ``wanted`` (at least ``depth`` docs), and the full ranking's length."""
-    topic = run.results.get(query_id)
-    if topic is None:
-        return [], 0
-    if isinstance(topic, RankedTopic):
-        return topic.prefix(wanted, depth)
-    docs = ranking(run, query_id)
-    if wanted:
-        keep = set(wanted)
-        last = max((i for i, d in enumerate(docs) if d in keep), default=-1)
-        depth = max(depth, last + 1)
-    return docs[:depth], len(docs)
-
-
 class _Group:
-    """Measures computed together by one backend on rankings cut at ``depth`` (None = whole rankings).
+    """Measures one other provider computes together, on rankings cut at ``depth`` (None = whole rankings).
 
-    ``build(measures, qrels)`` is the backend's public evaluator factory; ``safe_only`` groups (pytrec_eval)
-    never see the topics ``Evaluator.unsafe`` names.
+    ``safe_only`` groups (pytrec_eval) never see the topics ``Evaluator.unsafe`` names.
     """
 
-    def __init__(self, build: Any, names: dict[Any, str], depth: int | None, *, safe_only: bool) -> None:
-        self.build = build
+    def __init__(self, provider: Any, names: dict[Any, str], depth: int | None, *, safe_only: bool) -> None:
+        self.provider = provider
         self.names = names
         self.depth = depth
         self.safe_only = safe_only
@@ -95,83 +66,45 @@ class _Group:
         judged = {q: qrels[q] for q in run if q in qrels}
         if not judged:
             return
-        evaluator = self.build(list(self.names), judged)
+        evaluator = self.provider.evaluator(list(self.names), judged)
         for metric in evaluator.iter_calc(run):
             name = self.names.get(metric.measure)
             if name is not None and metric.query_id in run:
                 yield metric.query_id, name, float(metric.value)
 
 
-class _Trec10Group:
-    """Measures computed by the drop-in's port of trec_eval 10 where pytrec_eval (trec_eval 9) differs."""
-
-    safe_only = True
-    depth: int | None = None
-
-    def __init__(self, routes: list[Route]) -> None:
-        self.routes = routes
-
-    def calc(
-        self, run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
-    ) -> Iterator[tuple[str, str, float]]:
-        from toolkit.treceval.measures.base import Settings
-        from toolkit.treceval.measures.sets import calc_iprec_at_recall
-        from toolkit.treceval.resrels import LevelsState, form_res_rels
-
-        for query_id, docs in run.items():
-            judged = qrels.get(query_id)
-            if not judged:
-                continue
-            ranked = list(docs.items())
-            judgments = sorted(judged.items())
-            for r in self.routes:
-                params = r.compute.params
-                settings = Settings(relevance_level=r.rel, judged_only=params.get("judged_only") is True)
-                rr = form_res_rels(settings, query_id, judgments, ranked, LevelsState())
-                yield query_id, r.name, calc_iprec_at_recall(settings, rr, [float(params["recall"])])[0]
-
-
 class Evaluator:
     """Scores rankings against one qrels for a fixed list of canonical measure names (build once, reuse)."""
 
     def __init__(self, qrels: Qrels, measures: Sequence[str]) -> None:
-        import ir_measures
+        from ir_measures import providers as registry
+
+        from toolkit.scoring.kernels import TableScorer
+        from toolkit.scoring.provider import NAME, provider_of
+        from toolkit.scoring.table import locate
 
         self.qrels = qrels
         self.measures = tuple(measures)
-        routes = [route(measure_object(m)) for m in self.measures]
-        self.routes = routes
-        self.num_rel: list[Route] = [r for r in routes if r.kind == NUM_REL]
-        self.num_ret: list[Route] = [r for r in routes if r.kind == NUM_RET]
-        self.num_q: list[Route] = [r for r in routes if r.kind == NUM_Q]
-        self.prefix_ok = all(_prefix_safe(r) for r in routes)
-        self.min_rel = min((r.rel for r in routes), default=1)
-        self.min_depth = max((r.depth or _cutoff(r) or 1 for r in routes), default=1)
+        objects = {name: measure_object(name) for name in self.measures}
+        #: measure name → the provider computing it (``toolkit.scoring.provider``)
+        self.providers = {name: provider_of(obj) for name, obj in objects.items()}
         columns = getattr(qrels.judgments, "columns", None)
         if columns is not None:
             _check_grade_columns(qrels, columns)
         else:
             _check_grades(qrels, self.qrels_dict)
-        self.groups: list[_Group | _Trec10Group] = []
-        pytrec = ir_measures.providers.registry["pytrec_eval"]
-        full = [r for r in routes if r.kind == PYTREC]
-        if full:
+        located = {n: locate(objects[n]) for n, p in self.providers.items() if p == NAME}
+        self.table = TableScorer(qrels, {n: loc for n, loc in located.items() if loc is not None})
+        self.groups: list[_Group] = []
+        by_provider: dict[tuple[str, int | None], dict[Any, str]] = {}
+        for name, provider in self.providers.items():
+            if provider != NAME:
+                depth = None if provider == "pytrec_eval" else _cutoff(objects[name])
+                by_provider.setdefault((provider, depth), {})[objects[name]] = name
+        for (provider, depth), names in by_provider.items():
             self.groups.append(
-                _Group(pytrec.evaluator, {r.compute: r.name for r in full}, None, safe_only=True)
+                _Group(registry.registry[provider], names, depth, safe_only=provider == "pytrec_eval")
             )
-        trec10 = [r for r in routes if r.kind == TREC10]
-        if trec10:
-            self.groups.append(_Trec10Group(trec10))
-        by_depth: dict[tuple[str, int | None], list[Route]] = {}
-        for r in routes:
-            if r.kind in (RR_CUT, OTHER):
-                by_depth.setdefault((r.kind, r.depth), []).append(r)
-        for (kind, depth), rs in by_depth.items():
-            names = {r.compute: r.name for r in rs}
-            if kind == RR_CUT:
-                self.groups.append(_Group(pytrec.evaluator, names, depth, safe_only=True))
-            else:
-                self.groups.append(_Group(ir_measures.evaluator, names, depth, safe_only=False))
 
     @cached_property
     def qrels_dict(self) -> dict[str, dict[str, int]]:
@@ -182,77 +115,43 @@ class Evaluator:
         """Qrels topics without a grade ≥ 0 (never handed to pytrec_eval, see the module docstring)."""
         return frozenset(q for q, docs in self.qrels_dict.items() if not any(g >= 0 for g in docs.values()))
 
-    @cached_property
-    def wanted(self) -> dict[str, list[str]]:
-        return {q: [d for d, g in docs.items() if g >= self.min_rel] for q, docs in self.qrels_dict.items()}
+    def score_run(self, run: Run, query_ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        """Per-topic values of every measure for the given (distinct) topics of the denominator.
 
-    def zero(self, query_id: str) -> dict[str, float]:
-        """A topic's values when the run has no results for it: 0, except qrels-only NumRel and NumQ = 1.
-
-        These are the values trec_eval ``-c`` prints for a topic missing from the run (its ``num_q`` counts
-        every qrels topic).
+        The table's measures come from one batch (``toolkit.scoring.kernels``); the other providers see the
+        topics the run has results for, in canonical order, and give 0 on the others.
         """
-        values = dict.fromkeys(self.measures, 0.0)
-        for r in self.num_rel:
-            values[r.name] = float(self._count_rel(query_id, r.rel))
-        for r in self.num_q:
-            values[r.name] = 1.0
-        return values
-
-    def _count_rel(self, query_id: str, rel: int) -> int:
-        return sum(1 for g in self.qrels_dict.get(query_id, {}).values() if g >= rel)
-
-    def score_run(self, run: Run, query_ids: Iterable[str]) -> dict[str, dict[str, float]]:
-        """Per-topic values of every measure for the given (non-empty, distinct) topics of ``run``.
-
-        A run and qrels read column-wise are scored by ``toolkit.scoring.columns`` when every measure has a
-        vectorised kernel there; anything else goes to the backends below.
-        """
-        from toolkit.scoring.columns import score_columns
-
         query_ids = list(query_ids)
-        fast = score_columns(self, run, query_ids)
-        if fast is not None:
-            return fast
-        if not self.prefix_ok:
-            return self.score((q, ranking(run, q), None) for q in query_ids)
-        return self.score(
-            (q, *ranking_prefix(run, q, self.wanted.get(q, ()), self.min_depth)) for q in query_ids
-        )
+        out = self.table.score(run, query_ids)
+        if self.groups:
+            for query_id in query_ids:
+                out[query_id].update(dict.fromkeys((n for g in self.groups for n in g.names.values()), 0.0))
+            present = [q for q in query_ids if run.results.get(q)]
+            self._score_others(((q, ranking(run, q)) for q in present), out)
+        return out
 
-    def score(self, ranked: Iterable[tuple[str, Sequence[str], int | None]]) -> dict[str, dict[str, float]]:
-        """Per-topic values for ``(query_id, docs in canonical order, docs returned or None = len(docs))``.
-
-        Topics are expected to be non-empty and distinct; values for topics absent from the qrels are 0.
-        """
-        out: dict[str, dict[str, float]] = {}
+    def _score_others(self, ranked: Any, out: dict[str, dict[str, float]]) -> None:
         chunk: list[tuple[str, Sequence[str]]] = []
         size = 0
-        for query_id, docs, returned in ranked:
+        for query_id, docs in ranked:
             chunk.append((query_id, docs))
-            out[query_id] = self.zero(query_id)
-            for r in self.num_ret:
-                out[query_id][r.name] = float(len(docs) if returned is None else returned)
             size += len(docs)
             if size >= CHUNK_DOCS:
                 self._score_chunk(chunk, out)
                 chunk, size = [], 0
         if chunk:
             self._score_chunk(chunk, out)
-        return out
 
     def _score_chunk(self, chunk: list[tuple[str, Sequence[str]]], out: dict[str, dict[str, float]]) -> None:
         longest = max(len(docs) for _, docs in chunk)
         scores = [float(i) for i in range(longest, 0, -1)]
         for group in self.groups:
             topics = [(q, docs) for q, docs in chunk if not (group.safe_only and q in self.unsafe)]
-            if group.depth is None:
-                run = {q: dict(zip(docs, scores[longest - len(docs) :], strict=True)) for q, docs in topics}
-            else:
-                k = group.depth
-                run = {
-                    q: dict(zip(docs[:k], scores[longest - len(docs) :], strict=False)) for q, docs in topics
-                }
+            k = group.depth
+            run = {
+                q: dict(zip(docs if k is None else docs[:k], scores[longest - len(docs) :], strict=False))
+                for q, docs in topics
+            }
             for query_id, name, value in group.calc(run, self.qrels_dict):
                 out[query_id][name] = value
             del run
@@ -283,15 +182,6 @@ def _check_grade_columns(qrels: Qrels, columns: Any) -> None:
         _check_grades(qrels, {query_id: {doc_id: int(columns.grades[row])}})
 
 
-def _cutoff(r: Route) -> int | None:
-    cutoff = (getattr(r.compute, "params", {}) or {}).get("cutoff")
+def _cutoff(measure: Any) -> int | None:
+    cutoff = (getattr(measure, "params", {}) or {}).get("cutoff")
     return cutoff if isinstance(cutoff, int) else None
-
-
-def _prefix_safe(r: Route) -> bool:
-    if r.kind in (NUM_REL, NUM_RET, NUM_Q):
-        return True
-    params = getattr(r.compute, "params", {}) or {}
-    if params.get("judged_only") is True or isinstance(params.get("gains"), dict):
-        return False
-    return bool(r.compute.NAME in PREFIX_SAFE)

@@ -4,29 +4,31 @@ The denominator is the topic set's topics, or the qrels' topics when there is no
 ``expect = "empty"`` are not in it: nothing can be relevant to them, and their one measure is the refusal
 outcome (``toolkit.scoring.refusal``). Every denominator topic gets a value for every measure:
 
-* a topic the run has no results for is *empty* and scores 0 (trec_eval ``-c``); the one exception is
-  ``NumRel``, a property of the qrels, which keeps its count as trec_eval ``-c`` prints it;
-* a topic in the topic set but absent from the qrels scores 0 on every measure and still counts in ``n``.
-  trec_eval would skip such a topic (it evaluates only topics with judgments); under a declared topic set it
-  counts as a miss, so a topic nobody judged cannot silently raise the mean. A warning names how many;
+* a topic the run has no results for is *empty* and scores what trec_eval ``-c`` prints for it: 0, except
+  what depends on the qrels alone (``NumRel``, ``ideal_dcg``) and ``NumQ``;
+* a topic in the topic set but absent from the qrels is scored against no judgments — nothing is relevant, so
+  0 on every relevance measure — and still counts in ``n``. trec_eval would skip such a topic (it evaluates
+  only topics with judgments); under a declared topic set it counts as a miss, so a topic nobody judged cannot
+  silently raise the mean. A warning names how many;
 * topics in the run but not in the topic set (or, without one, the qrels) are *ignored*, with one warning per
   run counting them.
 
-Aggregates are the mean over ``n``, except count measures (``NumRel``, ``NumRet``, ``NumQ``), which are summed
-as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``.
+Aggregates are the mean over ``n``, except count measures (``NumRel``, ``NumRet``, ``NumQ``, …), which are summed
+as in trec_eval's ``all`` row and ir_measures' ``calc_aggregate``, and ``gm_map``/``gm_bpref``, geometric means.
+Which provider computed each measure is in ``RunScores.providers`` (``toolkit.scoring.provider``).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ToolkitWarning, UsageError
 from toolkit.model import DEFAULT_MEASURES, Qrels, Run, TopicSet
 from toolkit.scoring.engine import Evaluator, ranking
-from toolkit.scoring.measures import is_count, parse_measures
+from toolkit.scoring.measures import is_count, is_geometric, parse_measures
 from toolkit.scoring.refusal import warn_judged_empty
 
 if TYPE_CHECKING:
@@ -37,7 +39,8 @@ UNCLASSIFIED = "unclassified"
 
 
 def aggregate_values(measure: str, values: Sequence[float]) -> float:
-    """Mean over the topics (sum for count measures); 0.0 when there are no topics.
+    """Mean over the topics (sum for count measures, geometric mean for ``gm_map``/``gm_bpref``); 0.0 when
+    there are no topics.
 
     Added one by one, left to right, as trec_eval accumulates (``sum()`` compensates its rounding from
     Python 3.12 on); callers pass the values in topic-id order, trec_eval's order, so that the mean is the
@@ -45,6 +48,10 @@ def aggregate_values(measure: str, values: Sequence[float]) -> float:
     """
     if not values:
         return 0.0
+    if is_geometric(measure):
+        from toolkit.scoring.table import geometric_mean
+
+        return geometric_mean(list(values))
     total = 0.0
     for value in values:
         total += value
@@ -87,6 +94,8 @@ class RunScores:
     aggregate: Mapping[str, float]
     empty: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
+    #: measure → the provider that computed it (``toolkit.scoring.provider``: ``trec_toolkit`` for the table)
+    providers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -218,12 +227,8 @@ def evaluate_many(
                 ToolkitWarning,
                 stacklevel=2,
             )
-        present = [q for q in query_ids if run.results.get(q)]
         empty = tuple(q for q in query_ids if not run.results.get(q))
-        scored = evaluator.score_run(run, present)
-        per_query: dict[str, dict[str, float]] = {}
-        for q in query_ids:
-            per_query[q] = scored[q] if q in scored else evaluator.zero(q)
+        per_query = evaluator.score_run(run, query_ids)
         ordered = _in_trec_order(query_ids)
         aggregate = {m: aggregate_values(m, [per_query[q][m] for q in ordered]) for m in names}
         out.append(
@@ -236,6 +241,7 @@ def evaluate_many(
                 aggregate=aggregate,
                 empty=empty,
                 ignored=ignored,
+                providers=dict(evaluator.providers),
             )
         )
     return out

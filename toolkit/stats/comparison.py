@@ -106,7 +106,7 @@ def compare_runs(
     from toolkit.formats.manifest import versions
     from toolkit.scoring import resolve_measures
     from toolkit.scoring.judged import looks_human
-    from toolkit.scoring.measures import measure_cutoff, parse_measure, parse_measures
+    from toolkit.scoring.measures import check_per_topic, parse_measure, parse_measures
 
     if correction not in CORRECTIONS:
         raise UsageError(f"--correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
@@ -120,9 +120,11 @@ def compare_runs(
         main.insert(0, chosen)
     parsed_margins = {parse_measure(m): float(v) for m, v in (margins or {}).items()}
     main += [m for m in parsed_margins if m not in main]
+    for measure in main:
+        check_per_topic(measure, use="compare")
     class_measures = _class_measures(topics, parse_measures)
     wanted = list(dict.fromkeys([*main, *(m for _, ms in class_measures.values() for m in ms)]))
-    k = cutoff or measure_cutoff(chosen) or DEFAULT_CUTOFF
+    k = rank_cutoff(chosen, cutoff)
     human = looks_human(qrels)
     summaries = _summaries(runs, qrels, topics, wanted, k, main, human, failures)
     names = [s.name for s in summaries]
@@ -207,6 +209,18 @@ def compare_runs(
         margins=parsed_margins,
         refusal=tuple(s.refusal for s in summaries),
         refusal_tests=tuple(compare_refusals(summaries[0].refusal, s.refusal) for s in summaries[1:]),
+    )
+
+
+def rank_cutoff(primary: Measure | str | None = None, cutoff: int | None = None) -> int:
+    """The depth the rank-1 buckets (and the per-topic view) look at: ``cutoff`` when given, else the primary
+    measure's own cutoff, else ``DEFAULT_CUTOFF``."""
+    from toolkit.scoring.measures import measure_cutoff, parse_measure
+
+    return (
+        cutoff
+        or measure_cutoff(parse_measure(primary if primary is not None else DEFAULT_PRIMARY))
+        or DEFAULT_CUTOFF
     )
 
 

@@ -118,7 +118,7 @@ class GateResult:
 
 def parse_rule(text: str) -> GateRule:
     """Parse one rule, its measure into an ir_measures object (UsageError for an unknown measure)."""
-    from toolkit.scoring.measures import parse_measure
+    from toolkit.scoring.measures import check_per_topic, parse_measure
 
     match = _RULE.match(text)
     if not match:
@@ -131,6 +131,8 @@ def parse_rule(text: str) -> GateRule:
         query_class = value
     name = match.group("measure")
     measure = name if name in PSEUDO else parse_measure(name)
+    if not isinstance(measure, str):
+        check_per_topic(measure, use="a gate rule")
     quantity = match.group("quantity") or "value"
     if measure == WIN_RATE and query_class is not None:
         raise UsageError(f"gate rule {text!r}: win_rate covers the deprecation pairs; drop class=")

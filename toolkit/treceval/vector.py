@@ -11,9 +11,10 @@ rank order, and every topic's qrels grades) goes through numpy segment operation
   difference of prefix sums, either of which can change the last bit and so a printed digit;
 * maxima (interpolated precision) are exact whatever the order.
 
-Only measures with a kernel here are computed this way (``KERNELS``); the callers fall back to the reference
-path for the rest, and for inputs where trec_eval's carried-over state matters (a topic without a grade ≥ 0).
-``tests/treceval/test_vector.py`` holds every kernel to the reference port on random adversarial batches.
+Which measure has which kernel is said once, in the measure table (``toolkit.treceval.measures``, each row's
+``kernel``); ``KERNELS`` is that column. Callers fall back to the reference path for the rest, and for inputs
+where trec_eval's carried-over state matters (a topic without a grade ≥ 0). ``tests/treceval/test_kernels.py``
+holds every kernel to the reference port on random tie-heavy batches.
 """
 
 from __future__ import annotations
@@ -21,10 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
-
-from toolkit.treceval.measures.base import MIN_GEO_MEAN
 
 #: C library ``log2(i + 2.0)`` for ranks i = 0 … (grown on demand).
 _DISCOUNTS: list[float] = []
@@ -132,6 +131,35 @@ class Batch:
         keep = ranks < (limit if limit.ndim == 0 else limit[topics])
         return np.bincount(topics[keep], minlength=self.topics)
 
+    def judged(self) -> Batch:
+        """The batch with every doc the qrels do not judge (≥ 0) left out of the rankings: trec_eval ``-J``."""
+        import numpy as np
+
+        keep = self.rel >= 0
+        counts = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+        return Batch(counts[self.starts], self.rel[keep], self.qstarts, self.grades)
+
+    def res_rels(self, t: int, level: int, *, judged_only: bool = False) -> Any:
+        """Topic ``t``'s ``ResRels`` at relevance ``level``, as ``form_res_rels`` forms it for a topic with a grade
+        ≥ 0 (its grade counts are the topic's own; a batch made by ``judged()`` with ``judged_only``)."""
+        from collections import Counter
+
+        from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, ResRels
+
+        rels = self.rel[self.starts[t] : self.starts[t + 1]].tolist()
+        grades = self.grades[self.qstarts[t] : self.qstarts[t + 1]].tolist()
+        counts = Counter(g for g in grades if g >= 0)
+        return ResRels(
+            num_ret=len(rels),
+            num_rel=sum(c for g, c in counts.items() if g >= level),
+            num_rel_ret=sum(1 for r in rels if r >= 0 and r >= level),
+            num_nonpool=0 if judged_only else rels.count(RELVALUE_NONPOOL),
+            num_unjudged_in_pool=0 if judged_only else rels.count(RELVALUE_UNJUDGED),
+            num_rel_levels=max(counts) + 1 if counts else 0,
+            rel_levels=dict(counts),
+            rel_list=rels,
+        )
+
     def first(self, flags: Any) -> Any:
         """Per topic, the rank of its first doc with ``flags`` (-1 when none)."""
         import numpy as np
@@ -231,6 +259,8 @@ def _map(b: Batch, level: int, params: Sequence[Any]) -> list[Any]:
 
 
 def _gm_map(b: Batch, level: int, params: Sequence[Any]) -> list[Any]:
+    from toolkit.treceval.measures.base import MIN_GEO_MEAN
+
     np = _np()
     total, counts = _ap_sums(b, level)
     ap = np.where(counts > 0, _divide(total, b.num_rel(level)), total)
@@ -410,43 +440,40 @@ def _ndcg(b: Batch, level: int, params: Sequence[Any]) -> list[Any]:
     return [np.where(ideal > 0.0, _divide(dcg, ideal), 0.0)]
 
 
-Kernel = Callable[[Batch, int, Sequence[Any]], list[Any]]
-
-#: trec_eval measure name → kernel. ``ndcg`` only without gain parameters; ``bpref`` only where no topic
-#: can read another topic's grade counts (``usable``).
-KERNELS: dict[str, Kernel] = {
-    "num_ret": _num_ret,
-    "num_rel": _num_rel,
-    "num_rel_ret": _num_rel_ret,
-    "num_nonrel_judged_ret": _num_nonrel_judged_ret,
-    "map": _map,
-    "gm_map": _gm_map,
-    "map_cut": _map_cut,
-    "Rprec": _rprec,
-    "bpref": _bpref,
-    "recip_rank": _recip_rank,
-    "iprec_at_recall": _iprec_at_recall,
-    "11pt_avg": _11pt_avg,
-    "P": _precision,
-    "recall": _recall,
-    "success": _success,
-    "relative_P": _relative_p,
-    "set_P": _set_p,
-    "set_recall": _set_recall,
-    "ndcg_cut": _ndcg_cut,
-    "ndcg": _ndcg,
-}
+def _num_q(b: Batch, level: int, params: Sequence[Any]) -> list[Any]:
+    return [_np().ones(b.topics)]
 
 
-_CUTOFF_KERNELS = frozenset({"map_cut", "P", "recall", "success", "relative_P", "ndcg_cut"})
+def __getattr__(name: str) -> Any:
+    """``KERNELS``: trec_eval name → kernel, the ``kernel`` column of the measure table (read on first use,
+    because the table imports this module)."""
+    if name == "KERNELS":
+        return _kernels()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def usable(name: str, params: Sequence[Any], batch: Batch, level: int) -> bool:
-    """Whether ``name`` with ``params`` has a kernel that gives trec_eval's values on this batch at ``level``."""
+@lru_cache(maxsize=1)
+def _kernels() -> dict[str, Callable[[Batch, int, Sequence[Any]], list[Any]]]:
+    from toolkit.treceval.measures import MEASURES
+
+    return {m.name: m.kernel for m in MEASURES if m.kernel is not None}
+
+
+_CUTOFF_KERNELS = frozenset({"map_cut", "P", "recall", "success", "relative_P", "ndcg_cut", "RR@k", "ERR"})
+
+
+def usable(name: str, params: Sequence[Any], batch: Batch, level: int, *, fresh: bool = False) -> bool:
+    """Whether ``name`` with ``params`` has a kernel that gives trec_eval's values on this batch at ``level``.
+
+    ``fresh``: the values wanted are those of each topic's own grade counts (``score``'s), not those trec_eval
+    computes from counts carried over from an earlier topic; the kernels compute the former.
+    """
     import numpy as np
 
-    if name not in KERNELS or level < 0:
+    if name not in _kernels() or level < 0:
         return False
+    if batch.topics and not batch.lengths.all():
+        return False  # an empty ranking (-J left nothing): trec_eval divides by 0 there, and so does the port
     if name == "ndcg" and params:
         return False
     if name in _CUTOFF_KERNELS and not all(isinstance(k, int) and 0 < k < 2**31 for k in params):
@@ -456,11 +483,13 @@ def usable(name: str, params: Sequence[Any], batch: Batch, level: int) -> bool:
         if any(not math.isfinite(p) or abs(p) * (len(batch.grades) + 1) > 2.0**62 for p in levels):
             return False
         return all(a <= b for a, b in zip(levels, levels[1:], strict=False))
-    if name == "bpref":  # bpref counts grades below the level, where trec_eval may read a stale count
+    if (
+        name == "bpref" and not fresh
+    ):  # bpref counts grades below the level, where trec_eval may read a stale count
         return bool(np.all(batch.max_grade() >= level - 1))
     return True
 
 
 def compute(name: str, params: Sequence[Any], batch: Batch, level: int) -> list[Any]:
     """The measure's per-topic values (one array per printed name), as trec_eval 10 computes them."""
-    return KERNELS[name](batch, level, params)
+    return _kernels()[name](batch, level, params)

@@ -1,4 +1,12 @@
-"""trec_eval 10's measure table, in its order (the order every output line follows), and its nicknames.
+"""The measures, declared once: trec_eval 10's table in its order (the order every output line follows), its
+nicknames, and the measures it lacks that are computed the same way (``BEYOND``).
+
+A row (``MeasureDef``) carries the trec_eval name, the ir_measures name and which ir_measures parameter holds
+trec_eval's parameter, how parameters are read, how values are printed and averaged, the reference port
+(``calc``) and, where one exists, the vectorised kernel (``kernel``). Everything else is derived from it: the
+drop-in's ``-m`` names, ``score``'s measure names and the trec_eval names it prints, which measures the
+toolkit's ir_measures provider serves (``toolkit.scoring.provider``), the generated tests and the measure
+table of docs/scoring.md.
 
 Measures that need another judgment format (preferences, ``-R prefs``; judgment groups, ``-R qrels_jg``) are
 listed so that their names are legal, as in trec_eval; computing one with a qrels file fails as trec_eval fails
@@ -10,11 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toolkit.treceval.measures import gain, ranked, sets
+from toolkit.treceval import vector
+from toolkit.treceval.measures import beyond, gain, ranked, sets
 from toolkit.treceval.measures.base import (
+    ABSENT,
     DOUBLE_CUTOFFS,
     DOUBLE_PARAMS,
     GEOMETRIC,
+    GIVEN,
     LONG,
     LONG_CUTOFFS,
     NOTHING,
@@ -54,42 +65,234 @@ def _jg(name: str, params: str = "none", defaults: tuple[Any, ...] = ()) -> Meas
 
 
 TABLE: tuple[MeasureDef, ...] = (
-    MeasureDef("runid", sets.calc_runid, value=RUNID, per_topic=False, average=NOTHING, uses_res_rels=False),
-    MeasureDef("num_q", sets.calc_num_q, value=LONG, per_topic=False, average=NUM_Q, uses_res_rels=False),
-    MeasureDef("num_ret", sets.calc_num_ret, value=LONG, average=SUM),
-    MeasureDef("num_rel", sets.calc_num_rel, value=LONG, average=NUM_REL),
-    MeasureDef("num_rel_ret", sets.calc_num_rel_ret, value=LONG, average=SUM),
-    MeasureDef("map", ranked.calc_map),
-    MeasureDef("gm_map", ranked.calc_gm_map, per_topic=False, average=GEOMETRIC),
-    MeasureDef("Rprec", ranked.calc_Rprec),
-    MeasureDef("bpref", ranked.calc_bpref),
-    MeasureDef("recip_rank", ranked.calc_recip_rank),
-    MeasureDef("iprec_at_recall", sets.calc_iprec_at_recall, DOUBLE_CUTOFFS, RECALL_LEVELS),
-    MeasureDef("P", ranked.calc_P, LONG_CUTOFFS, CUTOFFS),
-    MeasureDef("relstring", ranked.calc_relstring, DOUBLE_PARAMS, (10.0,), value=STRING, average=NOTHING),
-    MeasureDef("recall", ranked.calc_recall, LONG_CUTOFFS, CUTOFFS),
-    MeasureDef("infAP", ranked.calc_infAP),
-    MeasureDef("gm_bpref", ranked.calc_gm_bpref, per_topic=False, average=GEOMETRIC),
-    MeasureDef("Rprec_mult", sets.calc_Rprec_mult, DOUBLE_CUTOFFS, R_MULTIPLES),
-    MeasureDef("utility", sets.calc_utility, DOUBLE_PARAMS, (1.0, -1.0, 0.0, 0.0)),
-    MeasureDef("11pt_avg", sets.calc_11pt_avg, DOUBLE_PARAMS, RECALL_LEVELS),
-    MeasureDef("binG", ranked.calc_binG),
-    MeasureDef("G", gain.calc_G, PAIR_PARAMS),
-    MeasureDef("dcg", gain.calc_dcg, PAIR_PARAMS, param_group="ndcg"),
-    MeasureDef("ideal_dcg", gain.calc_ideal_dcg, PAIR_PARAMS, param_group="ndcg"),
-    MeasureDef("ndcg", gain.calc_ndcg, PAIR_PARAMS, param_group="ndcg"),
-    MeasureDef("ndcg_rel", gain.calc_ndcg_rel, PAIR_PARAMS),
-    MeasureDef("Rndcg", gain.calc_Rndcg, PAIR_PARAMS),
-    MeasureDef("ndcg_cut", gain.calc_ndcg_cut, LONG_CUTOFFS, CUTOFFS),
-    MeasureDef("map_cut", ranked.calc_map_cut, LONG_CUTOFFS, CUTOFFS),
-    MeasureDef("relative_P", ranked.calc_relative_P, LONG_CUTOFFS, CUTOFFS),
-    MeasureDef("success", ranked.calc_success, LONG_CUTOFFS, (1, 5, 10)),
-    MeasureDef("set_P", sets.calc_set_P),
-    MeasureDef("set_relative_P", sets.calc_set_relative_P),
-    MeasureDef("set_recall", sets.calc_set_recall),
-    MeasureDef("set_map", sets.calc_set_map),
-    MeasureDef("set_F", sets.calc_set_F, DOUBLE_PARAMS, (1.0,)),
-    MeasureDef("num_nonrel_judged_ret", sets.calc_num_nonrel_judged_ret, value=LONG, average=SUM),
+    MeasureDef(
+        "runid",
+        sets.calc_runid,
+        value=RUNID,
+        per_topic=False,
+        average=NOTHING,
+        uses_res_rels=False,
+        about="the run's tag (not a value)",
+    ),
+    MeasureDef(
+        "num_q",
+        sets.calc_num_q,
+        value=LONG,
+        per_topic=False,
+        average=NUM_Q,
+        uses_res_rels=False,
+        ir="NumQ",
+        kernel=vector._num_q,
+        about="topics evaluated",
+    ),
+    MeasureDef(
+        "num_ret",
+        sets.calc_num_ret,
+        value=LONG,
+        average=SUM,
+        ir="NumRet",
+        ir_when=(("rel", ABSENT),),
+        kernel=vector._num_ret,
+        about="docs retrieved",
+    ),
+    MeasureDef(
+        "num_rel",
+        sets.calc_num_rel,
+        value=LONG,
+        average=NUM_REL,
+        ir="NumRel",
+        kernel=vector._num_rel,
+        about="relevant docs in the qrels",
+    ),
+    MeasureDef(
+        "num_rel_ret",
+        sets.calc_num_rel_ret,
+        value=LONG,
+        average=SUM,
+        ir="NumRet",
+        ir_when=(("rel", GIVEN),),
+        kernel=vector._num_rel_ret,
+        about="relevant docs retrieved",
+    ),
+    MeasureDef("map", ranked.calc_map, ir="AP", kernel=vector._map, about="average precision"),
+    MeasureDef(
+        "gm_map",
+        ranked.calc_gm_map,
+        per_topic=False,
+        average=GEOMETRIC,
+        kernel=vector._gm_map,
+        about="geometric mean over topics of AP floored at 1e-5",
+    ),
+    MeasureDef("Rprec", ranked.calc_Rprec, ir="Rprec", kernel=vector._rprec, about="precision after R docs"),
+    MeasureDef("bpref", ranked.calc_bpref, ir="Bpref", kernel=vector._bpref, about="binary preference"),
+    MeasureDef(
+        "recip_rank",
+        ranked.calc_recip_rank,
+        ir="RR",
+        kernel=vector._recip_rank,
+        about="reciprocal rank",
+    ),
+    MeasureDef(
+        "iprec_at_recall",
+        sets.calc_iprec_at_recall,
+        DOUBLE_CUTOFFS,
+        RECALL_LEVELS,
+        ir="IPrec",
+        ir_param="recall",
+        kernel=vector._iprec_at_recall,
+        about="interpolated precision at a recall level",
+    ),
+    MeasureDef(
+        "P",
+        ranked.calc_P,
+        LONG_CUTOFFS,
+        CUTOFFS,
+        ir="P",
+        ir_param="cutoff",
+        kernel=vector._precision,
+        about="precision at k",
+    ),
+    MeasureDef(
+        "relstring",
+        ranked.calc_relstring,
+        DOUBLE_PARAMS,
+        (10.0,),
+        value=STRING,
+        average=NOTHING,
+        about="the grades of the top docs as text",
+    ),
+    MeasureDef(
+        "recall",
+        ranked.calc_recall,
+        LONG_CUTOFFS,
+        CUTOFFS,
+        ir="R",
+        ir_param="cutoff",
+        kernel=vector._recall,
+        about="recall at k",
+    ),
+    MeasureDef("infAP", ranked.calc_infAP, ir="infAP", about="inferred AP (sampled pools)"),
+    MeasureDef(
+        "gm_bpref",
+        ranked.calc_gm_bpref,
+        per_topic=False,
+        average=GEOMETRIC,
+        about="geometric mean over topics of bpref floored at 1e-5",
+    ),
+    MeasureDef(
+        "Rprec_mult",
+        sets.calc_Rprec_mult,
+        DOUBLE_CUTOFFS,
+        R_MULTIPLES,
+        about="precision after a multiple of R docs",
+    ),
+    MeasureDef(
+        "utility",
+        sets.calc_utility,
+        DOUBLE_PARAMS,
+        (1.0, -1.0, 0.0, 0.0),
+        about="a·rel ret + b·nonrel ret + c·nonrel unret + d·rel unret",
+    ),
+    MeasureDef(
+        "11pt_avg",
+        sets.calc_11pt_avg,
+        DOUBLE_PARAMS,
+        RECALL_LEVELS,
+        kernel=vector._11pt_avg,
+        about="mean interpolated precision at 11 recall levels",
+    ),
+    MeasureDef("binG", ranked.calc_binG, about="binary G"),
+    MeasureDef("G", gain.calc_G, PAIR_PARAMS, about="normalised cumulative gain with a rank penalty"),
+    MeasureDef("dcg", gain.calc_dcg, PAIR_PARAMS, param_group="ndcg", about="discounted cumulative gain"),
+    MeasureDef(
+        "ideal_dcg",
+        gain.calc_ideal_dcg,
+        PAIR_PARAMS,
+        param_group="ndcg",
+        about="DCG of the ideal ranking",
+    ),
+    MeasureDef(
+        "ndcg",
+        gain.calc_ndcg,
+        PAIR_PARAMS,
+        param_group="ndcg",
+        ir="nDCG",
+        kernel=vector._ndcg,
+        about="normalised DCG over the whole ranking",
+    ),
+    MeasureDef("ndcg_rel", gain.calc_ndcg_rel, PAIR_PARAMS, about="nDCG averaged over the relevant docs"),
+    MeasureDef("Rndcg", gain.calc_Rndcg, PAIR_PARAMS, about="nDCG after R docs"),
+    MeasureDef(
+        "ndcg_cut",
+        gain.calc_ndcg_cut,
+        LONG_CUTOFFS,
+        CUTOFFS,
+        ir="nDCG",
+        ir_param="cutoff",
+        kernel=vector._ndcg_cut,
+        about="nDCG at k",
+    ),
+    MeasureDef(
+        "map_cut",
+        ranked.calc_map_cut,
+        LONG_CUTOFFS,
+        CUTOFFS,
+        ir="AP",
+        ir_param="cutoff",
+        kernel=vector._map_cut,
+        about="AP over the top k",
+    ),
+    MeasureDef(
+        "relative_P",
+        ranked.calc_relative_P,
+        LONG_CUTOFFS,
+        CUTOFFS,
+        kernel=vector._relative_p,
+        about="precision at k over min(k, R)",
+    ),
+    MeasureDef(
+        "success",
+        ranked.calc_success,
+        LONG_CUTOFFS,
+        (1, 5, 10),
+        ir="Success",
+        ir_param="cutoff",
+        kernel=vector._success,
+        about="a relevant doc in the top k",
+    ),
+    MeasureDef("set_P", sets.calc_set_P, ir="SetP", kernel=vector._set_p, about="precision of the set"),
+    MeasureDef(
+        "set_relative_P",
+        sets.calc_set_relative_P,
+        ir="SetP",
+        ir_when=(("relative", True),),
+        about="set precision over min(retrieved, R)",
+    ),
+    MeasureDef(
+        "set_recall",
+        sets.calc_set_recall,
+        ir="SetR",
+        kernel=vector._set_recall,
+        about="recall of the set",
+    ),
+    MeasureDef("set_map", sets.calc_set_map, ir="SetAP", about="set precision × set recall"),
+    MeasureDef(
+        "set_F",
+        sets.calc_set_F,
+        DOUBLE_PARAMS,
+        (1.0,),
+        ir="SetF",
+        ir_param="beta",
+        about="F of the set",
+    ),
+    MeasureDef(
+        "num_nonrel_judged_ret",
+        sets.calc_num_nonrel_judged_ret,
+        value=LONG,
+        average=SUM,
+        kernel=vector._num_nonrel_judged_ret,
+        about="retrieved docs judged non-relevant",
+    ),
     _prefs("prefs_num_prefs_poss", LONG, SUM),
     _prefs("prefs_num_prefs_ful", LONG, SUM),
     _prefs("prefs_num_prefs_ful_ret", LONG, SUM),
@@ -107,11 +310,47 @@ TABLE: tuple[MeasureDef, ...] = (
     _jg("map_avgjg"),
     _jg("P_avgjg", LONG_CUTOFFS, CUTOFFS),
     _jg("Rprec_mult_avgjg", DOUBLE_CUTOFFS, R_MULTIPLES),
-    MeasureDef("yaap", ranked.calc_yaap),
-    MeasureDef("rbp", gain.calc_rbp, PAIR_PARAMS),
-    MeasureDef("rbp_resid", gain.calc_rbp_resid, PAIR_PARAMS),
-    MeasureDef("unj", ranked.calc_unj, LONG_CUTOFFS, (5, 10, 20)),
+    MeasureDef("yaap", ranked.calc_yaap, about="yet another AP (Robertson)"),
+    MeasureDef("rbp", gain.calc_rbp, PAIR_PARAMS, about="rank-biased precision"),
+    MeasureDef("rbp_resid", gain.calc_rbp_resid, PAIR_PARAMS, about="rbp's residual"),
+    MeasureDef(
+        "unj",
+        ranked.calc_unj,
+        LONG_CUTOFFS,
+        (5, 10, 20),
+        about="unjudged docs in the top k, over k",
+    ),
 )
+
+#: Measures trec_eval lacks, computed on the same relevance lists (``beyond``); ``name`` is internal here,
+#: the ir_measures spelling is what people write.
+BEYOND: tuple[MeasureDef, ...] = (
+    MeasureDef(
+        "RR@k",
+        beyond.calc_recip_rank_cut,
+        LONG_CUTOFFS,
+        (),
+        ir="RR",
+        ir_param="cutoff",
+        kernel=beyond.recip_rank_cut,
+        in_trec_eval=False,
+        about="reciprocal rank within the top k",
+    ),
+    MeasureDef(
+        "ERR",
+        beyond.calc_err,
+        LONG_CUTOFFS,
+        (),
+        ir="ERR",
+        ir_param="cutoff",
+        kernel=beyond.err,
+        in_trec_eval=False,
+        about="expected reciprocal rank (gdeval's grade scale 0–4)",
+    ),
+)
+
+#: Every measure: trec_eval's table, then the measures it lacks.
+MEASURES: tuple[MeasureDef, ...] = TABLE + BEYOND
 
 BY_NAME: dict[str, MeasureDef] = {m.name: m for m in TABLE}
 
@@ -134,4 +373,4 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
-__all__ = ["BY_NAME", "NICKNAMES", "TABLE", "MeasureDef", "MeasureFailure"]
+__all__ = ["BEYOND", "BY_NAME", "MEASURES", "NICKNAMES", "TABLE", "MeasureDef", "MeasureFailure"]

@@ -77,11 +77,23 @@ class ResRels:
 
 
 Calc = Callable[[Settings, ResRels, Sequence[Any]], list[Any]]
+#: A vectorised kernel: (``toolkit.treceval.vector.Batch``, relevance level, parameters) → one array of
+#: per-topic values per parameter (per printed name).
+Kernel = Callable[[Any, int, Sequence[Any]], list[Any]]
+
+#: ``MeasureDef.ir_when`` values: the ir_measures parameter must be given / must be left out.
+GIVEN = "given"
+ABSENT = "absent"
 
 
 @dataclass(frozen=True)
 class MeasureDef:
-    """One row of trec_eval's measure table."""
+    """One measure: a row of trec_eval's measure table, or a measure trec_eval lacks computed the same way.
+
+    ``calc`` is the reference (trec_eval's C code ported statement for statement, or for a measure trec_eval
+    lacks a plain reading of its definition), ``kernel`` the same values for every topic at once where one
+    exists; tests hold the kernel to ``calc`` and ``calc`` to trec_eval built from source.
+    """
 
     name: str
     calc: Calc
@@ -95,3 +107,15 @@ class MeasureDef:
     param_group: str | None = None
     #: the rel_info format the measure needs; the drop-in reads only ``qrels``
     rel_format: str = "qrels"
+    #: ir_measures' name for this measure (``AP`` for ``map``), None when ir_measures has none
+    ir: str | None = None
+    #: the ir_measures parameter that carries trec_eval's one parameter (``cutoff``: ``P.5`` is ``P@5``)
+    ir_param: str | None = None
+    #: ir_measures parameters that single this row out: (name, value, ``GIVEN`` or ``ABSENT``) pairs
+    ir_when: tuple[tuple[str, Any], ...] = ()
+    #: the vectorised kernel (``toolkit.treceval.vector``), None when only ``calc`` computes the measure
+    kernel: Kernel | None = None
+    #: a row of trec_eval 10's own table (a ``-m`` name of the drop-in); False for a measure it lacks
+    in_trec_eval: bool = True
+    #: what the measure is, in a few words (the documentation's measure table)
+    about: str = ""

@@ -1,0 +1,63 @@
+"""``trec-toolkit audit`` hands each run's top k and the ``[docs]`` titles to ``audits/audit.html``.
+
+On a copy of the example workspace (the issue's "done when"): the page's embedded data for the degraded
+topic holds both rankings as the run files rank them (score descending, ties by doc id descending), the
+grades of the qrels file, a title for every document from the example's doc command, and the page stays
+small. The browser side is tests/browser/test_topic_view.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = Path(sys.executable).parent / "trec-toolkit"
+
+
+def ranked(path: Path, k: int = 10) -> dict[str, list[str]]:
+    rows: dict[str, list[tuple[float, str]]] = {}
+    for line in path.read_text().splitlines():
+        q, _, doc, _, score, _ = line.split()
+        rows.setdefault(q, []).append((float(score), doc))
+    return {q: [d for _, d in sorted(r, reverse=True)[:k]] for q, r in rows.items()}
+
+
+@pytest.mark.skipif(not (ROOT / "toolkit.toml").is_file(), reason="example workspace not present")
+def test_the_example_audit_page_holds_the_degraded_topics_rankings(tmp_path: Path) -> None:
+    for name in ("toolkit.toml", "topics", "runs", "qrels"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    done = subprocess.run([str(SCRIPT), "audit"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "documents of the per-topic view from command" in done.stderr
+    page = (tmp_path / "audits" / "audit.html").read_text(encoding="utf-8")
+    assert len(page.encode()) < 3_000_000  # "the default keeps the example's report under a few MB"
+    data = json.loads(
+        page.split('<script type="application/json" id="tv-data">', 1)[1].split("</script>", 1)[0]
+    )
+    audit = json.loads((tmp_path / "audits" / "audit.json").read_text())
+    assert data["runs"] == audit["runs"] == ["bm25", "bm25f"]
+    assert data["measures"][data["primary"]] == "RR@10"
+    assert data["shown"] == data["total"] == 67  # 61 counted topics and 6 that should find nothing
+    judged: dict[str, dict[str, int]] = {}
+    for line in (tmp_path / "qrels" / "stdlib.qrels").read_text().splitlines():
+        q, _, doc, rel = line.split()
+        judged.setdefault(q, {})[doc] = int(rel)
+    runs = {name: ranked(tmp_path / "runs" / f"{name}.run") for name in data["runs"]}
+    for qid in audit["rank1"][0]["topics"]["degraded"]:
+        topic = next(t for t in data["topics"] if t["q"] == qid)
+        assert topic["o"][0][0] == "degraded"
+        for entries, run in zip(topic["l"], data["runs"], strict=True):
+            docs = [data["docs"][i] for i, _ in entries]
+            assert [d[0] for d in docs] == runs[run][qid]
+            assert [g for _, g in entries] == [judged.get(qid, {}).get(d[0]) for d in docs]
+            assert all(d[1] and d[3] is None for d in docs)  # a title each, no fetch error
+    # degraded topics come first in the candidate's order, after the fixed ones of larger |Δ| at most
+    first = [data["topics"][i]["o"][0] for i in data["order"][0][:5]]
+    assert all(o[5] for o in first)  # the outcome changed

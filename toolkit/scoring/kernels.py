@@ -1,0 +1,173 @@
+"""Scoring with the measure table: one ``Batch`` per run, each measure by its kernel, every topic at once.
+
+Why one batch: trec_eval forms each topic's ranked relevance list (grades by rank, -1 not judged, -2 judged
+< 0) and every measure reads it. Here that list is formed once for all topics — by the column-wise join
+(``toolkit.treceval.batch``) when the run and the qrels were read column-wise, else from the run's canonical
+rankings and the qrels' dicts, both giving the same ``Batch`` (a test holds the one to the other) — and every
+measure runs on it: the vectorised kernel where the row has one (``toolkit.treceval.vector``, the doubles
+trec_eval 10 prints), else the row's reference port topic by topic. Whatever the input's shape, one measure is
+computed by one kernel.
+
+The topics and their values follow ``score``'s rules, which are trec_eval ``-c``'s:
+
+* a topic the run has no results for is scored as trec_eval ``-c`` scores it: on a stand-in ranking of one
+  doc the qrels do not judge, with ``num_ret``, ``utility``, ``rbp_resid`` and ``unj`` then set to 0;
+* each topic's grade counts are its own (trec_eval carries a table over from the previous topic when a topic
+  has no grade ≥ 0, and crashes on some); a topic the qrels do not judge at all is scored against no
+  judgments (nothing is relevant);
+* ``gm_map``/``gm_bpref`` are kept per topic as the value whose log trec_eval averages (AP or bpref, floored
+  at 1e-5), and averaged as geometric means by ``toolkit.scoring.evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolkit.errors import ToolkitError
+from toolkit.model import Qrels, Run
+from toolkit.scoring.table import Located
+from toolkit.treceval.measures.base import GEOMETRIC, RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Settings
+
+
+class TableScorer:
+    """Scores runs against one qrels for measures located in the table (build once, reuse over runs)."""
+
+    def __init__(self, qrels: Qrels, measures: Mapping[str, Located]) -> None:
+        self.qrels = qrels
+        self.measures = dict(measures)
+        self._dicts: dict[str, dict[str, int]] | None = None
+
+    @property
+    def qrels_dict(self) -> dict[str, dict[str, int]]:
+        if self._dicts is None:
+            self._dicts = {q: dict(d) for q, d in self.qrels.judgments.items()}
+        return self._dicts
+
+    def score(self, run: Run, query_ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        """Per-topic values of every measure for ``query_ids`` (distinct), in that order.
+
+        The topics the qrels judge are one batch (column-wise when both sides were read so), the others a
+        second one, from dicts (a topic set's topics nobody judged: few, and none of their docs is judged).
+        """
+        out: dict[str, dict[str, float]] = {q: {} for q in query_ids}
+        if not self.measures or not query_ids:
+            return out
+        judged = self.qrels.judgments
+        inside = [q for q in query_ids if q in judged]
+        outside = [q for q in query_ids if q not in judged]
+        if inside:
+            self._score(run, inside, build(run, self.qrels, inside, lambda: self.qrels_dict), out)
+        if outside:
+            self._score(run, outside, from_dicts(run, {}, outside), out)
+        return out
+
+    def _score(self, run: Run, query_ids: list[str], batch: Any, out: dict[str, dict[str, float]]) -> None:
+        import numpy as np
+
+        judged = batch.judged() if any(m.judged_only for m in self.measures.values()) else batch
+        empty = np.array([not run.results.get(q) for q in query_ids], bool)
+        for name, located in self.measures.items():
+            values = compute(located, judged if located.judged_only else batch)
+            if located.row.average == GEOMETRIC:
+                values = np.exp(values)
+            if empty.any() and _reset(located):
+                values = np.where(empty, 0.0, values)
+            for query_id, value in zip(query_ids, values.tolist(), strict=True):
+                out[query_id][name] = value
+
+
+def _reset(located: Located) -> bool:
+    """Whether trec_eval ``-c`` sets this value to 0 on a topic the run lacks (matched by its printed name)."""
+    from toolkit.treceval.evaluate import RESET_NAMES
+
+    return located.printed in RESET_NAMES or located.printed.startswith("unj")
+
+
+def compute(located: Located, batch: Any) -> Any:
+    """One measure's per-topic values on ``batch``: the row's kernel when it gives trec_eval's values there,
+    else its reference port, topic by topic."""
+    import numpy as np
+
+    from toolkit.treceval import vector
+    from toolkit.treceval.measures.beyond import GradeScaleError
+
+    row = located.row
+    try:
+        if row.kernel is not None and vector.usable(
+            row.name, located.params, batch, located.level, fresh=True
+        ):
+            return np.asarray(row.kernel(batch, located.level, located.params)[0], np.float64)
+        settings = Settings(relevance_level=located.level, judged_only=located.judged_only)
+        return np.array(
+            [
+                row.calc(
+                    settings,
+                    batch.res_rels(t, located.level, judged_only=located.judged_only),
+                    located.params,
+                )[0]
+                for t in range(batch.topics)
+            ],
+            np.float64,
+        )
+    except GradeScaleError as exc:
+        raise ToolkitError(f"{located.printed}: {exc}") from None
+
+
+# --- the batch, from columns or from dicts ---------------------------------------------------------------------
+
+
+def build(run: Run, qrels: Qrels, query_ids: Sequence[str], dicts: Any) -> Any:
+    """The ``Batch`` of ``query_ids``: each topic's ranking (or trec_eval ``-c``'s one-doc stand-in when the run
+    has none) and its qrels grades (none when the qrels do not judge it)."""
+    ranked = getattr(run.results, "columns", None)
+    judged = getattr(qrels.judgments, "columns", None)
+    if (
+        ranked is not None
+        and judged is not None
+        and not ranked.binary
+        and not judged.binary
+        and not judged.clash
+    ):
+        return _from_columns(ranked, judged, query_ids)
+    return from_dicts(run, dicts(), query_ids)
+
+
+def _from_columns(ranked: Any, judged: Any, query_ids: Sequence[str]) -> Any:
+    from toolkit.treceval.batch import build_batch
+
+    run_index = ranked.topic_index()
+    qrels_index = {q: t for t, q in enumerate(judged.topics)}
+    pairs = [(run_index.get(q, -1), qrels_index[q]) for q in query_ids]
+    return build_batch(ranked, judged, pairs)
+
+
+def from_dicts(run: Run, judgments: Mapping[str, Mapping[str, int]], query_ids: Sequence[str]) -> Any:
+    """``build`` from the run's canonical rankings and the qrels as dicts (any input's shape)."""
+    import numpy as np
+
+    from toolkit.scoring.engine import ranking
+    from toolkit.treceval.vector import Batch
+
+    missing = np.iinfo(np.int64).min
+    rels: list[Any] = []
+    grades: list[Any] = []
+    lengths = np.zeros(len(query_ids), np.int64)
+    qlengths = np.zeros(len(query_ids), np.int64)
+    for t, query_id in enumerate(query_ids):
+        judged = judgments.get(query_id) or {}
+        docs = ranking(run, query_id) if run.results.get(query_id) else ()
+        values = np.fromiter((judged.get(d, missing) for d in docs), np.int64, len(docs))
+        if not len(docs):
+            values = np.array([missing], np.int64)  # trec_eval -c's stand-in: one doc the qrels do not judge
+        rels.append(values)
+        lengths[t] = len(values)
+        topic_grades = np.sort(np.fromiter(judged.values(), np.int64, len(judged)))[::-1]
+        grades.append(topic_grades)
+        qlengths[t] = len(topic_grades)
+    rel = np.concatenate(rels) if rels else np.zeros(0, np.int64)
+    rel = np.where(rel == missing, RELVALUE_NONPOOL, np.where(rel < 0, RELVALUE_UNJUDGED, rel))
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    qstarts = np.concatenate(([0], np.cumsum(qlengths))).astype(np.int64)
+    all_grades = np.concatenate(grades) if grades else np.zeros(0, np.int64)
+    return Batch(starts, rel, qstarts, all_grades)
