@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import socket
 import statistics
@@ -128,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         build(path, args.items)
         print(f"built a {args.items}-item campaign in {time.perf_counter() - t:.1f} s", file=sys.stderr)
         port = free_port()
+        log = Path(tmp) / "server.log"
         server = subprocess.Popen(
             [
                 str(script),
@@ -141,23 +143,26 @@ def main(argv: list[str] | None = None) -> int:
                 str(port),
             ],
             cwd=tmp,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         try:
             deadline = time.monotonic() + 30
-            while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            url = None
+            while url is None or socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+                found = re.search(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]+", log.read_text())
+                url = found.group(0) if found else None  # the printed URL carries this start's secret
                 if time.monotonic() > deadline:
                     raise SystemExit("the server did not start")
                 time.sleep(0.05)
-            latencies, first = measure(f"http://127.0.0.1:{port}/", args.keys)
+            latencies, first = measure(url, args.keys)
         finally:
-            os.killpg(server.pid, signal.SIGINT)
+            server.send_signal(signal.SIGTERM)  # ends the server and every app it started
             try:
                 server.wait(10)
             except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
+                server.kill()
     latencies.sort()
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
     print(f"pool: {args.items} items; page load to first document: {first * 1000:.0f} ms")

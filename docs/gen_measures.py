@@ -64,20 +64,31 @@ def table() -> str:
         "|---|---|---|---|---|---|",
     ]
     refused = []
+    estimated = []
     for row in (*TABLE, *BEYOND):
         why = scoreable(row)
+        if row.rel_format == "probs":
+            estimated.append(row)
+            continue
         if why is not None:
             refused.append(row)
             continue
         trec = f"`{row.name}`" if row.in_trec_eval else "—"
         kernel = "kernel + port" if row.kernel is not None else "port"
         average = averages.get(row.average, "sum")
-        lines.append(f"| {trec} | {_spelling(row)} | {_parameters(row)} | {kernel} | {average} | {row.about} |")
+        lines.append(
+            f"| {trec} | {_spelling(row)} | {_parameters(row)} | {kernel} | {average} | {row.about} |"
+        )
     names = ", ".join(f"`{row.name}`" for row in refused)
     lines += [
         "",
         f"Refused by `score`, in one line saying what to use instead: {names} (text, the run's tag, or "
         "judgments other than qrels — `trec-toolkit trec_eval` or trec_eval itself computes them).",
+        "",
+        "Estimated from a sampled pool, with an interval, when the qrels carry inclusion probabilities (a fifth "
+        "column; [Judging less](judging-less.md#inferred-measures)): "
+        + "; ".join(f"`{row.name}{'@k' if row.params != 'none' else ''}` — {row.about}" for row in estimated)
+        + ".",
         "",
         "Other ir_measures providers, for what the table lacks (held to independent computations in "
         "`tests/scoring/test_providers.py`): "

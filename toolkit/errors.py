@@ -2,6 +2,10 @@
 
 Every error message says what is wrong, where (``path:line`` when there is a file), and how to fix it, so
 that the CLI can print it as a single ``Error: …`` line without a traceback.
+
+An error that is a bad value — a malformed file, a wrong argument, an invalid setting — is also a
+``ValueError``, so that Python code calling the library catches it as it would catch any bad value
+(``except ValueError``) without knowing the toolkit's tree.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ class ToolkitError(Exception):
     exit_code = EXIT_DATA
 
 
-class FormatError(ToolkitError):
+class FormatError(ToolkitError, ValueError):
     """A file does not follow its format; names ``path:line`` (line 0 = the file as a whole)."""
 
     def __init__(self, path: str | Path, line: int | None, message: str) -> None:
@@ -32,13 +36,13 @@ class FormatError(ToolkitError):
         super().__init__(f"{where}: {message}")
 
 
-class UsageError(ToolkitError):
+class UsageError(ToolkitError, ValueError):
     """The command was called wrongly (bad option value, missing input)."""
 
     exit_code = EXIT_USAGE
 
 
-class ConfigError(ToolkitError):
+class ConfigError(ToolkitError, ValueError):
     """``toolkit.toml`` or another configuration is invalid."""
 
 

@@ -234,6 +234,29 @@ class Qrels:
         return sum(len(v) for v in self.judgments.values())
 
 
+@dataclass(frozen=True)
+class SampledQrels:
+    """Qrels of a sampled pool: ``qrels`` (grades; a negative grade is a pooled document left unjudged) and
+    ``probabilities[query_id][doc_id]``, the probability the document had of being selected for judging (the
+    fifth column of TREC Legal's ``.probs`` qrels; ``toolkit.formats.sampled``).
+
+    Every pooled document of a topic, judged or not, should be listed: the inferred measures (infAP, infNDCG)
+    need to know where the unjudged ones are. A file listing only the judged documents still gives the
+    Horvitz–Thompson estimates (statAP, estimated P@k), which need the probabilities alone.
+    """
+
+    qrels: Qrels
+    probabilities: Mapping[str, Mapping[str, float]]
+
+    @property
+    def name(self) -> str:
+        return self.qrels.name
+
+    @property
+    def query_ids(self) -> list[str]:
+        return self.qrels.query_ids
+
+
 def _require_mapping(value: object, what: str, shape: str, converter: str) -> None:
     """Why: iterating a DataFrame yields its column names, so ``Run(results=df)`` used to score a run whose
     "topics" were ``query_id, doc_id, score`` — every real topic empty, a silent 0.0."""

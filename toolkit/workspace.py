@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from toolkit.errors import ConfigError, UsageError
+from toolkit.formats.structured import loads_toml
 from toolkit.formats.textfile import read_text
 
 if TYPE_CHECKING:
@@ -347,7 +348,7 @@ def load_workspace(config: str | Path | None = None, *, start: str | Path | None
             return Workspace(root=here)
     text = read_text(path)
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
         where = f"{path}:{match.group(1)}" if match else str(path)

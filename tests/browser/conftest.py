@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -89,11 +90,15 @@ def free_port() -> int:
 
 
 class Server:
-    """``trec-toolkit … --serve`` in its own process group (stopped, with the apps it started, at the end)."""
+    """``trec-toolkit … --serve`` and the URL it printed (with this start's secret).
+
+    ``stop`` ends it as a user or a service manager would, with SIGTERM, and then checks that no process it
+    started survives: a server that ignores SIGTERM, or leaves an app behind, fails the test (it used to be
+    stopped with SIGKILL, which hid both).
+    """
 
     def __init__(self, args: list[str], cwd: Path) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
         self.log = cwd / f"server-{self.port}.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
@@ -103,26 +108,54 @@ class Server:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        self.base = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 30
+        while True:
+            found = re.search(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]+", self.log.read_text())
+            if found:
+                self.url = found.group(0)
+                self.token = self.url.rsplit("=", 1)[1]
+                break
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the server did not start:\n{self.log.read_text()}")
+            time.sleep(0.05)
         while True:
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", self.port)) == 0:
                     return
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the server did not start:\n{self.log.read_text()}")
+                raise AssertionError(f"the server did not listen:\n{self.log.read_text()}")
             time.sleep(0.05)
 
+    def apps(self) -> list[Any]:
+        """The processes this server started that are still running (its children and theirs)."""
+        import psutil
+
+        try:
+            return [c for c in psutil.Process(self.process.pid).children(recursive=True) if c.is_running()]
+        except psutil.NoSuchProcess:
+            return []
+
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)  # textual-serve's way out; its apps get "quit"
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-        # An app it started that is still trying a busy campaign goes too (its journal keeps what it queued).
-        with contextlib.suppress(ProcessLookupError):
+        import psutil
+
+        if self.process.poll() is not None:
+            return
+        started = self.apps()
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
+            for app in started:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    app.kill()
+            raise AssertionError("the server did not end on SIGTERM within 30 s") from None
+        _, alive = psutil.wait_procs(started, timeout=5)
+        for app in alive:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                app.kill()
+        assert not alive, f"the server ended on SIGTERM but left {[p.pid for p in alive]} running"
 
 
 @pytest.fixture

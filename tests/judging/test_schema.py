@@ -34,8 +34,9 @@ from toolkit.judging.sql.tables import (
 )
 from toolkit.judging.store import CampaignStore
 
-#: The only values the generator cannot derive: what the log's two CHECKs demand (an adjudication has a grade).
-_CHECKED = {("judgment_log", "action"): "adjudicate"}
+#: The only values the generator cannot derive: what the CHECKs demand (an adjudication has a grade; an
+#: inclusion probability is in (0, 1]).
+_CHECKED = {("judgment_log", "action"): "adjudicate", ("inclusion", "probability"): 0.375}
 
 
 def _value(table_index: int, column_index: int, column: Column, name: str) -> object:

@@ -285,7 +285,7 @@ def test_sizes() -> None:
 def test_defaults_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("TREC_TOOLKIT_MAX_DECOMPRESSED", "TREC_TOOLKIT_MAX_LINE", "TREC_TOOLKIT_MAX_DOCUMENT"):
         monkeypatch.delenv(name, raising=False)
-    assert InputLimits.from_environment() == InputLimits(16 << 30, 1 << 20, 64 << 20)
+    assert InputLimits.from_environment() == InputLimits(4 << 30, 1 << 20, 64 << 20)
     monkeypatch.setenv("TREC_TOOLKIT_MAX_DECOMPRESSED", "1 TiB")
     monkeypatch.setenv("TREC_TOOLKIT_MAX_LINE", "4MiB")
     monkeypatch.setenv("TREC_TOOLKIT_MAX_DOCUMENT", "1073741824")

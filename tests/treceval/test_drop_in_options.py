@@ -126,7 +126,9 @@ def test_version_and_help() -> None:
         ("-M -1", 2, "-M -1: a negative number of docs per topic crashes trec_eval 10"),
         ("-m ndcg.1=3 -m dcg", 2, "dcg and ndcg share one parameter record in trec_eval 10"),
         ("-R qrels_jg", 2, "-R qrels_jg: the drop-in reads qrels judgments only"),
-        ("-Z z.txt", 2, "-Z (z-scores) is not supported"),
+        ("-Z z.txt", 2, "-Z z.txt: z-scores are not supported by the drop-in"),
+        ("-l 2147483648", 2, "-l 2147483648: a relevance level beyond a C int"),
+        ("-l-9999999999", 2, "-l -9999999999: a relevance level beyond a C int"),
         ("-D 1", 2, "-D 1: debug output is not supported"),
     ],
 )

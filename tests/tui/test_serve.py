@@ -1,6 +1,6 @@
-"""``judge --serve`` and ``progress --serve`` without a browser: which hosts are refused, what the served
-command is, and that a shell runs it as the argument list it was built from (tests/browser/ drives the
-served screens in chromium)."""
+"""``judge --serve`` and ``progress --serve`` without a browser: which hosts are refused, which addresses
+are printed, what the served command is (an argument list, never a shell line), and a screen without a
+terminal (tests/browser/ drives the served screens in chromium and with a raw websocket client)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from toolkit.cli import main
 from toolkit.tui import serve as serving
-from toolkit.tui.serve import WEB_DRIVER, is_local
+from toolkit.tui.serve import SERVED_DRIVER, WEB_DRIVER, is_local
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "::1", "[::1]"])
@@ -41,7 +41,9 @@ class Captured:
     def serve(self, server: Any, debug: bool = False) -> None:
         self.calls.append(
             {
-                "command": server.command,
+                "argv": server.argv,
+                "urls": server.urls,
+                "token": server.access.token,
                 "host": server.host,
                 "port": server.port,
                 "title": server.title,
@@ -81,11 +83,13 @@ def test_allow_remote_serves_and_says_who_can_judge(campaign: Path, server: Capt
     result = CliRunner().invoke(main, [*args, "--allow-remote", "--public-url", "https://judge.example.org"])
     assert result.exit_code == 0, result.output
     assert result.output == (
-        "Warning: anyone who can reach 0.0.0.0 port 8123 can judge as 'alice'; there is no login.\n"
+        "Warning: anyone who has the URL below and can reach 0.0.0.0 port 8123 can judge as 'alice'; "
+        "there is no other login.\n"
     )
     [call] = server.calls
     assert call["host"] == "0.0.0.0" and call["port"] == 8123 and call["served"]
     assert call["public_url"] == "https://judge.example.org"
+    assert call["urls"] == [f"https://judge.example.org/?token={call['token']}"]
     assert call["title"] == "trec-toolkit judge · camp · alice"
     # The default: this machine only, and nothing to warn about.
     server.calls.clear()
@@ -93,18 +97,47 @@ def test_allow_remote_serves_and_says_who_can_judge(campaign: Path, server: Capt
     assert result.exit_code == 0 and result.output == ""
     [call] = server.calls
     assert (call["host"], call["port"], call["public_url"]) == ("127.0.0.1", 8000, "http://127.0.0.1:8000")
+    assert call["urls"] == [f"http://127.0.0.1:8000/?token={call['token']}"]
+    assert len(call["token"]) >= 43  # 256 bits, new at every start
+    server.calls.clear()
+    CliRunner().invoke(main, ["judge", str(campaign), "--assessor", "alice", "--serve"])
+    assert server.calls[0]["token"] != call["token"]
 
 
-def run_by_shell(command: str, tmp_path: Path) -> list[str]:
-    """Run the served command line as textual-serve does (``/bin/sh -c``), with a stand-in ``toolkit``
-    package first on the path that prints the arguments it was given."""
+def interface_addresses() -> list[str]:
+    """This machine's IPv4 addresses but loopback, as ``ip`` (iproute2) lists them: the oracle."""
+    import shutil
+
+    if shutil.which("ip") is None:
+        pytest.skip("iproute2's ip is not installed")
+    out = subprocess.run(
+        ["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, check=True
+    ).stdout
+    found = [line.split()[3].split("/")[0] for line in out.splitlines()]
+    return [a for a in found if not a.startswith("127.")]
+
+
+def test_allow_remote_prints_the_addresses_others_can_use(campaign: Path, server: Captured) -> None:
+    """On 0.0.0.0 the server prints one URL per address of this machine's interfaces, never localhost."""
+    args = ["judge", str(campaign), "--assessor", "alice", "--serve", "--host", "0.0.0.0", "--port", "8125"]
+    result = CliRunner().invoke(main, [*args, "--allow-remote"])
+    assert result.exit_code == 0, result.output
+    [call] = server.calls
+    expected = [f"http://{a}:8125/?token={call['token']}" for a in interface_addresses()]
+    assert expected and sorted(call["urls"]) == sorted(expected)
+    assert not any("localhost" in u or "127.0.0.1" in u for u in call["urls"])
+
+
+def run_argv(argv: list[str], tmp_path: Path) -> list[str]:
+    """Run the served command as the server does (an argument list, no shell), with a stand-in
+    ``toolkit`` package first on the path that prints the arguments it was given."""
     fake = tmp_path / "fake" / "toolkit"
     fake.mkdir(parents=True, exist_ok=True)
     (fake / "__init__.py").write_text("")
     (fake / "__main__.py").write_text("import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    assert argv[:3] == [sys.executable, "-m", "toolkit"]
     done = subprocess.run(
-        command,
-        shell=True,
+        argv,
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -129,7 +162,7 @@ def test_the_served_command_reaches_the_app_as_the_arguments_given(tmp_path: Pat
         ["judge", str(path), "--assessor", "o'neil $(touch pwned4)", "--keys", str(keys), "--serve"],
     )
     assert result.exit_code == 0, result.output
-    argv = run_by_shell(server.calls[0]["command"], tmp_path)
+    argv = run_argv(server.calls[0]["argv"], tmp_path)
     assert argv == [
         "judge",
         "--assessor=o'neil $(touch pwned4)",
@@ -152,7 +185,7 @@ def test_the_served_command_reaches_the_app_as_the_arguments_given(tmp_path: Pat
     server.calls.clear()
     result = CliRunner().invoke(main, ["progress", str(path), "--interval", "0.5", "--serve"])
     assert result.exit_code == 0, result.output
-    assert run_by_shell(server.calls[0]["command"], tmp_path) == [
+    assert run_argv(server.calls[0]["argv"], tmp_path) == [
         "progress",
         "--interval=0.5",
         "--fast-below=1.0",
@@ -162,12 +195,13 @@ def test_the_served_command_reaches_the_app_as_the_arguments_given(tmp_path: Pat
     server.calls.clear()
     result = CliRunner().invoke(main, ["judge", str(path), "--progress", "--serve", "--port", "8124"])
     assert result.exit_code == 0, result.output
-    assert run_by_shell(server.calls[0]["command"], tmp_path)[0] == "progress"
+    assert run_argv(server.calls[0]["argv"], tmp_path)[0] == "progress"
     assert server.calls[0]["port"] == 8124
 
 
-def test_a_served_screen_does_not_serve_again(campaign: Path, server: Captured) -> None:
-    result = CliRunner(env={"TEXTUAL_DRIVER": WEB_DRIVER}).invoke(
+@pytest.mark.parametrize("driver", [SERVED_DRIVER, WEB_DRIVER])
+def test_a_served_screen_does_not_serve_again(campaign: Path, server: Captured, driver: str) -> None:
+    result = CliRunner(env={"TEXTUAL_DRIVER": driver}).invoke(
         main, ["judge", str(campaign), "--assessor", "alice", "--serve"]
     )
     assert result.exit_code == 2
@@ -209,7 +243,7 @@ def test_a_served_app_keeps_its_stdout_for_the_browser(campaign: Path) -> None:
     import time
 
     script = Path(sys.executable).parent / "trec-toolkit"
-    env = {**os.environ, "TEXTUAL_DRIVER": WEB_DRIVER, "COLUMNS": "110", "ROWS": "36"}
+    env = {**os.environ, "TEXTUAL_DRIVER": SERVED_DRIVER, "COLUMNS": "110", "ROWS": "36"}
     app = subprocess.Popen(
         [str(script), "judge", str(campaign), "--assessor", "alice"],
         stdin=subprocess.PIPE,
@@ -241,3 +275,27 @@ def test_a_served_app_keeps_its_stdout_for_the_browser(campaign: Path) -> None:
     errors = app.stderr.read().decode()
     assert errors.startswith("alice on camp.sqlite\nJudged        0\n"), errors
     assert b"Judged        0" not in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["judge", "--assessor", "alice"], ["adjudicate", "--adjudicator", "carol"], ["progress"]],
+    ids=["judge", "adjudicate", "progress"],
+)
+def test_a_screen_without_a_terminal_refuses_in_one_line(campaign: Path, args: list[str]) -> None:
+    """Input from /dev/null and output to a pipe: one line and exit 2, at once (it used to spin)."""
+    script = Path(sys.executable).parent / "trec-toolkit"
+    done = subprocess.run(
+        [str(script), args[0], str(campaign), *args[1:]],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    hint = "" if args[0] == "adjudicate" else ", or with --serve to use it in a browser"
+    assert done.stderr == (
+        f"Error: {args[0]} needs a terminal: its standard input and output are not one; run it in a "
+        f"terminal{hint}\n"
+    )

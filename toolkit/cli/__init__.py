@@ -34,6 +34,8 @@ COMMANDS: dict[str, str] = {
     "truth": "toolkit.cli.truth:command",
     "score": "toolkit.cli.score:command",
     "compare": "toolkit.cli.compare:command",
+    "correlate": "toolkit.cli.correlate:command",
+    "plan": "toolkit.cli.plan:command",
     "gate": "toolkit.cli.gate:command",
     "audit": "toolkit.cli.audit:command",
     "pool": "toolkit.cli.pool:command",

@@ -52,8 +52,10 @@ def command(
         meta = store.meta()
         text = read_guidelines(guidelines, meta, workspace.config, workspace.root)
         doc_format = default_document_format(workspace.config)
+    from toolkit.cli.serving import need_terminal
     from toolkit.tui.adjudicate import adjudicate_app
 
+    need_terminal("adjudicate", serves=False)
     app = adjudicate_app(
         campaign,
         adjudicator,

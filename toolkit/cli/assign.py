@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import CAMPAIGN
+from toolkit.cli.options import CAMPAIGN, say
 
 if TYPE_CHECKING:
     from toolkit.judging.assign import AssignResult
@@ -83,7 +83,7 @@ def say_assigned(result: AssignResult) -> None:
     """Per assessor: new items, the topics they are in and the topics owned; then the totals."""
     for name, count in result.per_assessor.items():
         topics, owned = result.topics_per_assessor[name], result.primary_topics[name]
-        click.echo(f"{name}: {count} new items in {len(topics)} topics ({len(owned)} owned)")
+        say(f"{name}: {count} new items in {len(topics)} topics ({len(owned)} owned)")
     if result.items:
         click.echo(
             f"Assigned {result.items} items ({result.overlap_items} overlap, {result.gold_items} gold per "

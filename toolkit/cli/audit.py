@@ -61,7 +61,7 @@ def command(
       trec-toolkit audit                        # the example workspace: bm25f against bm25
       trec-toolkit audit --config other/toolkit.toml -o /tmp/audit --rerun
     """
-    from toolkit.cli.options import progress_bar
+    from toolkit.cli.options import progress_bar, say
     from toolkit.pipeline.audit import run_audit
     from toolkit.reports.summary import audit_summary
 
@@ -72,9 +72,9 @@ def command(
             rerun=rerun,
             seed=seed,
             progress=update,
-            log=lambda msg: click.echo(msg, err=True),
+            log=lambda msg: say(msg, err=True),
             allow_pilot=allow_pilot,
             allow_failed=allow_failed,
             topics_shown=topics_shown,
         )
-    click.echo(audit_summary(result), nl=False)
+    say(audit_summary(result), nl=False)

@@ -180,6 +180,7 @@ def command(
     ws = evaluation_workspace(no_workspace)
     settings = ws.evaluation(topics=topics_path, measures=measures, primary=primary)
     topics = settings.topics
+    refuse_sampled(qrels_path)
     qrels = read_qrels(qrels_path)
     shown = DEFAULT_TOPICS_SHOWN if topics_shown is None else topics_shown
     names = [run_name(p) for p in runs]
@@ -236,3 +237,17 @@ def command(
             failed = "; ".join(f"{cand} ({why})" for cand, why in check.failed)
             raise CheckFailed(f"--fail-on regression failed: {failed}. Criterion: {check.criterion}")
         click.echo(f"--fail-on regression passed. Criterion: {check.criterion}", err=True)
+
+
+def refuse_sampled(qrels_path: Path) -> None:
+    """Qrels with inclusion probabilities hold a sample: a paired test on them as they are would score every
+    unjudged document as not relevant. Say what to use instead, in one line."""
+    from toolkit.errors import UsageError
+    from toolkit.formats.sampled import has_probabilities
+
+    text = str(qrels_path)
+    if text != "-" and not text.startswith("ir_datasets:") and has_probabilities(qrels_path):
+        raise UsageError(
+            f"{qrels_path} holds inclusion probabilities (a sampled pool): compare does not test estimates yet; "
+            "`score` gives each run's inferred measures with 95% intervals, `correlate` checks the ranking"
+        )

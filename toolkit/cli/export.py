@@ -45,7 +45,9 @@ def command(
       max, min     the highest / lowest grade
       assessor=N   assessor N's grades only
       adjudicated  the adjudicator's grade, else --fallback
-    Skips and unrateables are never grades; gold items are never exported.
+    Skips and unrateables are never grades; gold items are never exported. A campaign pooled with --sample
+    is exported with a fifth column, each document's inclusion probability (TREC Legal's .probs layout),
+    and every document of the sampled pool listed (-1 when not judged).
 
     \b
     Examples:
@@ -54,8 +56,8 @@ def command(
       trec-toolkit export judging/example.sqlite --policy assessor=alice --unjudged -1
     """
     from toolkit.cli.options import emit
-    from toolkit.formats.qrels import format_qrels, qrels_name
-    from toolkit.pipeline.export import export_campaign, write_export_manifest
+    from toolkit.formats.qrels import qrels_name
+    from toolkit.pipeline.export import export_campaign, export_text, write_export
 
     target = output if output is not None and str(output) != "-" else None
     export = export_campaign(
@@ -65,6 +67,8 @@ def command(
         unjudged=-1 if unjudged == "-1" else "skip",
         name=qrels_name(target) if target is not None else "qrels",
     )
-    emit(format_qrels(export.result.qrels), output)
-    if target is not None:
-        write_export_manifest(export, target, campaign=campaign)
+    if target is None:
+        emit(export_text(export), output)
+    else:
+        write_export(export, target, campaign=campaign)
+        click.echo(f"Wrote {target}", err=True)

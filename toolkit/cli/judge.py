@@ -92,9 +92,11 @@ def command(
         return serve(
             args, title=f"trec-toolkit judge · {campaign_label(campaign)} · {assessor}", who=who, **serving
         )
+    from toolkit.cli.serving import need_terminal
     from toolkit.tui.judge import judge_app
     from toolkit.tui.serve import served
 
+    need_terminal("judge")
     app = judge_app(
         campaign, assessor, keymap=keymap, guidelines=text, show_times=not hide_times, doc_format=doc_format
     )

@@ -116,6 +116,14 @@ def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
     return decorate
 
 
+def say(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print a line for people that carries text from outside (doc ids, names, a check's output): its
+    control characters made visible first (``toolkit.formats.text.visible``, the one rule for text shown)."""
+    from toolkit.formats.text import visible
+
+    click.echo(visible(text), err=err, nl=nl)
+
+
 def emit(text: str, output: Path | None) -> None:
     """Write command output to ``-o FILE`` (atomically) or stdout."""
     if output is None or str(output) == "-":

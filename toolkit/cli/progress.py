@@ -55,6 +55,8 @@ def command(campaign: str | Path, interval: float = 2.0, fast_below: float = 1.0
         ]
         who = "can see this campaign's progress: who judged what, and how fast"
         return serve(args, title=f"trec-toolkit progress · {campaign_label(campaign)}", who=who, **serving)
+    from toolkit.cli.serving import need_terminal
     from toolkit.tui.progress import ProgressApp
 
+    need_terminal("progress")
     ProgressApp(campaign, interval=interval, fast_below_ms=round(fast_below * 1000)).run()

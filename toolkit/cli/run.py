@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import config_option
+from toolkit.cli.options import config_option, say
 
 PARSER_CHOICES = ("json", "regex", "lines", "tsv", "trec")
 
@@ -134,7 +134,7 @@ def command(
                 run_tag=run_tag,
                 progress=partial(update, f"run {system.name}") if update else None,
                 pilot=pilot,
-                log=partial(click.echo, err=True),
+                log=partial(say, err=True),
             )
     except KeyboardInterrupt:
         click.echo(f"Finished topics are kept in {journal_path(out)}; add --resume to continue.", err=True)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
+
+if TYPE_CHECKING:
+    from toolkit.model import TopicSet
 
 
 @click.command()
@@ -93,6 +97,18 @@ def command(
     settings = evaluation_workspace(no_workspace).evaluation(topics=topics_path, measures=measures)
     topics = settings.topics
     _check_options(fmt, by_class, topics is not None, pool_bias, len(runs))
+    from toolkit.formats.sampled import has_probabilities
+
+    if (
+        str(qrels_path) != "-"
+        and not str(qrels_path).startswith("ir_datasets:")
+        and has_probabilities(qrels_path)
+    ):
+        # the sample estimates its own measures: --measures when given, else the estimable defaults (the
+        # workspace's measures are for full judgments and would mostly be refused)
+        return _score_sampled(
+            runs, qrels_path, topics, measures, per_query, by_class, pool_bias, strict, fmt, output
+        )
     wanted = settings.measure_list()
     qrels = read_qrels(qrels_path)
     loaded = [read_run(path, strict=strict) for path in runs]
@@ -110,10 +126,13 @@ def command(
         text = scores_trec(results, per_query=per_query)
     else:
         bias = None
+        agreement = None
         if pool_bias:
             from toolkit.pooling.diagnostics import leave_one_run_out
+            from toolkit.stats.correlation import leave_one_out_agreement
 
             bias = leave_one_run_out(loaded, qrels, topics=topics, measures=wanted, depth=pool_depth)
+            agreement = leave_one_out_agreement(bias.rows)
         failed = recorded_failures(loaded)
         refusal = [refusal_scores(run, topics, qrels, failed=failed[run.name]) for run in loaded]
         doc = scores_document(
@@ -125,9 +144,49 @@ def command(
             pool_bias=bias,
             refusal=refusal,
             primary=settings.primary_name(),
+            pool_bias_agreement=agreement,
         )
         text = render(mark_pilot(doc, pilots), fmt)
     emit(text, output)
+
+
+def _score_sampled(
+    runs: tuple[Path, ...],
+    qrels_path: Path,
+    topics: TopicSet | None,
+    measures: str | None,
+    per_query: bool,
+    by_class: bool,
+    pool_bias: bool,
+    strict: bool,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """Qrels with inclusion probabilities (five columns): the inferred measures, labelled estimates, with their
+    intervals; what the sample cannot estimate is refused in one line each (``toolkit.scoring.inferred``)."""
+    from toolkit.errors import UsageError
+    from toolkit.formats import read_run
+    from toolkit.formats.sampled import read_sampled_qrels
+    from toolkit.reports import render
+    from toolkit.reports.estimates import estimates_document
+    from toolkit.scoring.inferred import DEFAULT_ESTIMATES, score_sampled
+    from toolkit.scoring.measures import split_measures
+
+    if fmt not in ("table", "md", "html", "json") or by_class or pool_bias:
+        raise UsageError(
+            f"{qrels_path} holds inclusion probabilities (a sampled pool): score gives estimates with intervals "
+            "in --format table, md, html or json, without --by-class or --pool-bias"
+        )
+    sampled = read_sampled_qrels(qrels_path)
+    tokens = [str(t) for t in split_measures(measures)] if measures else list(DEFAULT_ESTIMATES)
+    loaded = [read_run(path, strict=strict) for path in runs]
+    results, refused = score_sampled(loaded, sampled, tokens, topics=topics)
+    if not any(results):
+        raise UsageError(
+            f"nothing to score from the sample in {qrels_path}: every measure asked for was refused"
+        )
+    doc = estimates_document(results, qrels=str(qrels_path), refused=refused, per_query=per_query)
+    emit(render(doc, fmt), output)
 
 
 def _data_layout_notes(pilot: str | None, topics: object) -> None:

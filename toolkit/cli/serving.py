@@ -34,7 +34,7 @@ def serve_options(func: F) -> F:
         click.option(
             "--allow-remote",
             is_flag=True,
-            help="Let --host be an address other machines reach (there is no login: the port is the key).",
+            help="Let --host be an address other machines reach (the printed URL, with its secret, is the key).",
         ),
         click.option(
             "--public-url",
@@ -57,5 +57,32 @@ def serve(
         raise UsageError("--serve inside a served screen: this screen is already in a browser")
     check_host(host, allow_remote=allow_remote)
     if not is_local(host):
-        click.echo(f"Warning: anyone who can reach {host} port {port} {who}; there is no login.", err=True)
+        click.echo(
+            f"Warning: anyone who has the URL below and can reach {host} port {port} {who}; "
+            "there is no other login.",
+            err=True,
+        )
     serve_command([sys.executable, "-m", "toolkit", *args], host=host, port=port, title=title, url=public_url)
+
+
+def need_terminal(command: str, *, serves: bool = True) -> None:
+    """Refuse, in one line, to open a screen without a terminal (Textual would draw into a pipe and wait on
+    an input that never comes); a served screen has the browser instead."""
+    from toolkit.tui.serve import served
+
+    if served():
+        return
+    missing = [name for name, stream in (("input", sys.stdin), ("output", sys.stdout)) if not _isatty(stream)]
+    if missing:
+        verb = "are" if len(missing) > 1 else "is"
+        raise UsageError(
+            f"{command} needs a terminal: its standard {' and '.join(missing)} {verb} not one; run it in a "
+            "terminal" + (", or with --serve to use it in a browser" if serves else "")
+        )
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False

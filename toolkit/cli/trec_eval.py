@@ -31,7 +31,8 @@ def command(ctx: click.Context, argv: tuple[str, ...]) -> None:
                     official (default), all_trec, set, P.5,10, ndcg_cut.10, ndcg.1=3,2=9, rbp.p=0.8
       -D 0.TOPIC    evaluate that topic only
       -v            print the version
-    RUN may be '-' (standard input); either file may be gzipped.
+    RUN is read from standard input when it starts with '-' ('-', or '-x' after '--'), as
+    trec_eval reads it; QRELS '-' is a file named '-'. Either file may be gzipped.
 
     \b
     Examples:

@@ -14,21 +14,21 @@
 
 Where trec_eval crashes or reads garbage (a NUL byte ends its view of the file; a comment as the last qrels
 line crashes it; a run with no result line prints an uninitialised run tag) this reader refuses with a clear
-``path:line`` error instead. ``.gz`` is read too (trec_eval itself has no gzip), and the run may be ``-``
-(standard input). Text is kept one character per byte (latin-1), so ids compare and print as bytes.
+``path:line`` error instead. ``.gz`` is read too (trec_eval itself has no gzip), and the run may come from
+standard input (the caller passes its bytes). A UTF-8 byte order mark stays part of the first column, as in
+trec_eval, with a warning naming the file. Text is kept one character per byte (latin-1), so ids compare and print as bytes.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.numbers import c_atof, c_atol
-from toolkit.formats.textfile import read_bytes
+from toolkit.formats.textfile import BOM, read_bytes, warn_bom
 
 RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
 QRELS_COLUMNS = "query_id iteration doc_id relevance"
@@ -52,13 +52,14 @@ class TrecEvalQrels:
 
 
 def _load(path: str, data: bytes | None = None) -> tuple[bytes, str]:
-    """The file's bytes (gunzipped, within the input limits) and the name to show; ``-`` is standard input.
+    """The file's bytes (gunzipped, within the input limits) and the name to show.
 
-    ``data``: standard input's bytes when they were read already — by ``read_bytes``, so gunzipped and limited.
+    ``data``: standard input's bytes, already read by ``read_bytes`` (so gunzipped and limited), when the run
+    comes from there; which argument means standard input is trec_eval's rule, applied by the caller
+    (``toolkit.treceval``). A path is always a file, ``-`` included.
     """
-    if path == "-":
-        shown = "<stdin>"
-        raw = read_bytes(shown, stream=sys.stdin.buffer) if data is None else data  # limited as a file is
+    if data is not None:
+        shown, raw = "<stdin>", data
     else:
         shown = os.fsdecode(path.encode("latin-1"))
         raw = read_bytes(Path(shown))
@@ -70,6 +71,8 @@ def _load(path: str, data: bytes | None = None) -> tuple[bytes, str]:
         raise FormatError(
             shown, line, "NUL byte: trec_eval 10 would silently ignore the rest of the file; remove it"
         )
+    if raw.startswith(BOM):
+        warn_bom(shown, raw)
     return raw, shown
 
 
@@ -82,7 +85,7 @@ def _lines(raw: bytes) -> list[bytes]:
 def read_run_as_trec_eval(path: str, *, data: bytes | None = None) -> TrecEvalRun:
     """A run as ``te_get_trec_results`` reads it; ``FormatError`` where trec_eval stops (it exits 2).
 
-    ``data`` is standard input's bytes when ``path`` is ``-`` and they were read already.
+    ``data``: standard input's bytes, when the run comes from there (``path`` is then only its name).
     """
     raw, shown = _load(path, data)
     grouped: dict[bytes, list[tuple[bytes, float]]] = {}

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from toolkit.errors import FormatError
 from toolkit.formats.limits import InputLimits
+from toolkit.formats.structured import loads_json
 from toolkit.formats.textfile import iter_data_lines
 
 ID_KEYS = ("doc_id", "docno", "id", "_id")
@@ -136,7 +137,7 @@ def iter_corpus(path: str | Path, wanted: Collection[str] | None = None) -> Iter
 
 def _jsonl_object(path: str | Path, number: int, line: str) -> dict[str, Any]:
     try:
-        data = json.loads(line)
+        data = loads_json(line)
     except json.JSONDecodeError as exc:
         raise FormatError(path, number, f"invalid JSON ({exc.msg})") from None
     if not isinstance(data, dict):

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.errors import FormatError
 from toolkit.formats.names import assessor_problem
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
+from toolkit.formats.structured import loads_json
 from toolkit.formats.textfile import iter_data_lines, iter_text_lines, split_lines
 
 if TYPE_CHECKING:
@@ -354,7 +355,7 @@ def _jsonl_rows(path: str | Path, lines: Lines) -> Iterator[tuple[JudgmentRow, s
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as exc:
             raise FormatError(
                 path, number, f"not valid JSON ({exc.msg}); expected {EXPECTED_JSONL}"

@@ -7,7 +7,7 @@ gets a ``LimitedInput`` from ``open_input``, which gunzips as a stream (gzip rec
 and refuses, with one ``path:line`` error, input that passes either limit:
 
 - **decompressed size** — the most bytes one input may give, after gunzip (a plain file counts its own
-  bytes, so ``/dev/zero`` and endless pipes stop too): ``TREC_TOOLKIT_MAX_DECOMPRESSED``, default 16 GiB;
+  bytes, so ``/dev/zero`` and endless pipes stop too): ``TREC_TOOLKIT_MAX_DECOMPRESSED``, default 4 GiB;
 - **line length** — the longest line of a data file (runs, qrels, judgments, topics, id lists, manifests,
   ``toolkit.toml``): ``TREC_TOOLKIT_MAX_LINE``, default 1 MiB;
 - **document size** — document text is not made of short lines (a corpus line is one document, minified HTML
@@ -71,7 +71,7 @@ _UNITS = {None: 1, "B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB, "TiB": TIB}
 class InputLimits:
     """What one input may hold: bytes after decompression, bytes per line, bytes per document."""
 
-    max_decompressed: int = 16 * GIB
+    max_decompressed: int = 4 * GIB  # docs/reliability.md: what a run of this size costs
     max_line: int = 1 * MIB
     max_document: int = 64 * MIB
 

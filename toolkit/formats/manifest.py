@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.structured import loads_json
 from toolkit.formats.textfile import atomic_write_text, read_text
 
 MANIFEST_SCHEMA_VERSION = 1
@@ -64,19 +65,27 @@ def write_manifest(
     command: list[str] | None = None,
     extra: Mapping[str, Any] | None = None,
     root: str | Path | None = None,
-) -> Path:
-    """Write the sidecar of ``path`` (which must exist): its hash, inputs' hashes, command, versions.
+    content: bytes | None = None,
+) -> Path | None:
+    """Write the sidecar of ``path``: its hash, inputs' hashes, command, versions; None (nothing written)
+    when ``path`` is not a regular file (``/dev/null``, a FIFO: nothing is written beside it).
 
-    Input paths are recorded as given; a relative one is hashed under ``root`` (default: the current folder),
-    so inputs recorded relative to the workspace are hashed wherever the command runs.
+    The hash is of ``content`` — the bytes about to be written at ``path`` (``write_with_manifest``) — else
+    of the file ``path``, which must exist. Input paths are recorded as given; a relative one is hashed under
+    ``root`` (default: the current folder), so inputs recorded relative to the workspace are hashed wherever
+    the command runs.
     """
+    from toolkit.formats.output import is_regular_target
+
+    if not is_regular_target(path):
+        return None
     target = Path(path)
     base = Path(root) if root is not None else Path()
     doc: dict[str, Any] = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "kind": kind,
         "file": target.name,
-        "sha256": file_sha256(target),
+        "sha256": hashlib.sha256(content).hexdigest() if content is not None else file_sha256(target),
         "created": now_iso(),
         "command": command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]],
         "inputs": {
@@ -90,6 +99,19 @@ def write_manifest(
     out = manifest_path(target)
     atomic_write_text(out, json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
     return out
+
+
+def write_with_manifest(path: str | Path, text: str, **manifest: Any) -> Path | None:
+    """Write ``text`` at ``path`` and its manifest, the manifest first (carrying the hash of the bytes about
+    to be written): a process killed between the two leaves a manifest that does not match its file, which
+    ``read_manifest`` refuses — never a new file under an old manifest that looks right. Returns the
+    manifest's path (None for a target that is not a regular file: no manifest)."""
+    from toolkit.formats.output import encode_output, write_output
+
+    data = encode_output(path, text)
+    written = write_manifest(path, content=data, **manifest)
+    write_output(path, data)
+    return written
 
 
 def failure_entries(
@@ -124,11 +146,21 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
     if not target.exists():
         return None
     try:
-        data = json.loads(read_text(target))
+        data = loads_json(read_text(target))
     except json.JSONDecodeError as exc:
         raise FormatError(
             target, exc.lineno, f"invalid manifest JSON ({exc.msg}); delete it to regenerate"
         ) from None
     if not isinstance(data, dict):
         raise FormatError(target, None, "manifest must be a JSON object")
+    described = target.with_name(target.name.removesuffix(".json"))
+    recorded = data.get("sha256")
+    if isinstance(recorded, str) and described.is_file() and recorded != file_sha256(described):
+        raise FormatError(
+            target,
+            None,
+            f"manifest does not match {described.name}: the file's sha256 is not the one recorded (the file "
+            "changed after the manifest was written, or writing them was interrupted); write both again with "
+            "the command that made them, or delete the manifest",
+        )
     return data

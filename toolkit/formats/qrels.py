@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import FormatError
+from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.irds import is_irds, read_irds_qrels
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
 from toolkit.formats.run import RUN_COLUMNS
@@ -40,15 +41,24 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
 
 
 def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
-    """The line-by-line reader: the reference semantics of the format, with exact error messages."""
+    """The line-by-line reader: the reference semantics of the format, with exact error messages.
+
+    Text after column 4 is ignored with one ``ToolkitWarning`` counting the lines, as ``read_run`` ignores
+    text after column 6: a fifth column is most often the inclusion probability of sampled qrels (TREC Legal's
+    ``.probs``), which ``toolkit.formats.sampled`` reads. Six columns on the first line are refused instead:
+    that is a run passed as qrels, and reading its rank column as grades would give silent wrong numbers.
+    """
     judgments: dict[str, dict[str, int]] = {}
     count = 0
+    extra: list[int] = []
     for number, parts in iter_trec_fields(path):
-        if len(parts) != 4:
+        if len(parts) < 4 or (len(parts) == 6 and count == 0):
             swapped = f" — a run line ({RUN_COLUMNS})? did you swap the run and the qrels?"
-            hint = swapped if len(parts) == 6 and count == 0 else ""  # the first line: a run file
+            hint = swapped if len(parts) == 6 else ""  # six columns on the first line: a run file
             raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}{hint}")
-        query_id, _iteration, doc_id, rel_text = parts
+        if len(parts) > 4:
+            extra.append(number)
+        query_id, _iteration, doc_id, rel_text = parts[:4]
         try:
             relevance = parse_grade(rel_text)
         except NumberRangeError as exc:
@@ -70,6 +80,13 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
         count += 1
     if count == 0:
         raise FormatError(path, None, f"empty qrels: no judgment lines ({QRELS_COLUMNS})")
+    if extra:
+        warnings.warn(
+            f"{path}: {len(extra)} line(s) have text after column 4 (first: line {extra[0]}); it is ignored "
+            "(a fifth column of inclusion probabilities is read by `score` as sampled qrels)",
+            ToolkitWarning,
+            stacklevel=2,
+        )
     return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
 
 
@@ -152,7 +169,9 @@ def read_judgment_columns(
         "relevance": pa.dictionary(pa.int32(), pa.binary()),
     }
     try:
-        table, _first, _last, doc_hashes = read_table(path, QRELS_NAMES, types, data=data, hashed="doc_id")
+        table, _first, _last, doc_hashes = read_table(
+            path, QRELS_NAMES, types, data=data, hashed="doc_id", unique=("query_id", "doc_id")
+        )
     except Irregular:
         return None
     codes, dictionary = dictionary_codes(table.column("query_id"))

@@ -255,7 +255,7 @@ def read_ranked(
     types = {"query_id": pa.dictionary(pa.int32(), text), "doc_id": text, "score": pa.float64()}
     try:
         table, first, last, doc_hashes = read_table(
-            path, RUN_NAMES, types, data=data, block=block, hashed="doc_id"
+            path, RUN_NAMES, types, data=data, block=block, hashed="doc_id", unique=("query_id", "doc_id")
         )
         columns = [table.column(name) for name in types]
         del table  # canonical() drops each column once it has what it needs: memory stays near one copy

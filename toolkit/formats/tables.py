@@ -20,7 +20,8 @@ convert (``1_0``, ``1.5`` as a grade), invalid UTF-8 (strict readers), a NUL byt
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -180,12 +181,14 @@ def read_table(
     data: bytes | None = None,
     block: int | None = None,
     hashed: str | None = None,
+    unique: tuple[str, str] | None = None,
 ) -> tuple[Any, bytes, bytes, Any]:
     """The file's ``types`` columns (of ``columns``) as one Arrow table, its first and last data lines, and
     the ``string_hashes`` of column ``hashed`` (computed block by block in the parsing threads) or None.
 
     Raises ``Irregular`` when Arrow cannot read a block as ``len(columns)`` space-separated columns of those
-    types, and when the file has no data line.
+    types, when the file has no data line, and — with ``unique`` = (a dictionary column, a string column) —
+    as soon as one block holds a pair of them twice (``repeats_in_block``).
     """
     import pyarrow as pa
     from pyarrow import csv
@@ -215,25 +218,30 @@ def read_table(
         if not first_line:
             return None, b"", b"", None
         try:
-            table = csv.read_csv(pa.BufferReader(text), read, parse, convert, memory_pool=pool())
+            table = csv.read_csv(pa.BufferReader(owned(text)), read, parse, convert, memory_pool=pool())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
             raise Irregular from None
-        return table, first_line, last_line, string_hashes(table.column(hashed)) if hashed else None
+        part = string_hashes(table.column(hashed)) if hashed else None
+        if unique is not None:
+            second = part if hashed == unique[1] else string_hashes(table.column(unique[1]))
+            if repeats_in_block(table.column(unique[0]), second):
+                raise Irregular  # the line reader names the repeated line, having read only up to it
+        return table, first_line, last_line, part
 
     tables: list[Any] = []
     hashes: list[Any] = []
     first = last = b""
-    for table, first_line, last_line, part in _pipelined(
-        parse_block, iter_blocks(path, data=data, block=block)
-    ):
-        if table is None:
-            continue
-        if not tables and first_line[:3] == b"\xef\xbb\xbf":
-            raise Irregular  # a byte-order mark: the line reader strips it
-        first = first or first_line
-        last = last_line
-        tables.append(table)
-        hashes.append(part)
+    # closed on the way out, so that no block is still being parsed when this returns or raises
+    with closing(_pipelined(parse_block, iter_blocks(path, data=data, block=block))) as parsed:
+        for table, first_line, last_line, part in parsed:
+            if table is None:
+                continue
+            if not tables and first_line[:3] == b"\xef\xbb\xbf":
+                raise Irregular  # a byte-order mark: the line reader reads it
+            first = first or first_line
+            last = last_line
+            tables.append(table)
+            hashes.append(part)
     if not tables:
         raise Irregular
     import numpy as np
@@ -246,11 +254,55 @@ def read_table(
     )
 
 
+def repeats_in_block(topics: Any, doc_hashes: Any) -> bool:
+    """True when two rows of one block have the same (topic, doc) hash — a duplicate, or (rarely) a collision.
+
+    Why per block: a file that repeats one valid line — a gzip bomb of ``q1 Q0 d1 1 1.0 r``, 5 MB expanding to
+    2 GiB — would otherwise be read whole (14 GB) before the duplicate at its line 2 was seen. gzip repeats
+    only within its 32 KiB window, so such a file repeats a pair within every block; duplicates further apart
+    are found once the file is read (``ranked.has_duplicates``). A collision only sends the file to the line
+    reader, which decides.
+    """
+    import numpy as np
+
+    keys = doc_hashes.copy()
+    at = 0
+    for chunk in topics.chunks:
+        topic_hashes = string_hashes(chunk.dictionary)
+        spread = topic_hashes[numbers(chunk.indices)]
+        spread *= np.uint64(PRIME)
+        keys[at : at + len(chunk)] ^= spread
+        at += len(chunk)
+    mix64(np, keys)
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+def owned(text: Any) -> Any:
+    """The bytes of ``text`` copied into an Arrow-allocated buffer, for Arrow's threaded CSV reader.
+
+    Why: ``read_csv`` returns before its worker threads have let go of their input. When that input is a
+    Python object (``pa.py_buffer``: bytes, a memoryview), the last worker to let go must take the GIL to
+    release it; if the interpreter is finalising by then, Python 3.11 ends that thread with ``pthread_exit``,
+    whose unwinding through Arrow's ``noexcept`` destructors calls ``std::terminate``: the process aborts
+    (exit 134) after printing the right output — about 1 run in 100 that exits right after reading a small
+    file (tests/treceval/test_drop_in_exit.py). An Arrow-owned buffer is freed by whichever thread lets go last, without the GIL.
+    The copy is one ``memcpy`` of a block, small beside parsing it.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    view = memoryview(text).cast("B")
+    buffer = pa.allocate_buffer(len(view), memory_pool=pool())
+    np.frombuffer(buffer, np.uint8)[:] = np.frombuffer(view, np.uint8)
+    return buffer
+
+
 #: Blocks normalised and parsed at once: one block's Python work overlaps another's parsing in Arrow.
 IN_FLIGHT = 2
 
 
-def _pipelined(work: Any, items: Iterator[Block]) -> Iterator[Any]:
+def _pipelined(work: Any, items: Iterator[Block]) -> Generator[Any, None, None]:
     """``work(item)`` for each item, in order, with up to ``IN_FLIGHT`` items in progress in threads.
 
     Why threads: Arrow parses without the GIL and numpy releases it, so a block's normalisation runs while

@@ -46,3 +46,18 @@ def visible(text: str, *, one_line: bool = False) -> str:
         return text
     text = text.replace("\r\n", "\n")
     return (_CONTROLS_ONE_LINE if one_line else _CONTROLS).sub(_stand_in, text)
+
+
+#: DEL and the C1 controls, which ``json.dumps`` writes as they are (it escapes only C0).
+_JSON_UNESCAPED = re.compile("[\x7f-\x9f]")
+
+
+def json_inert(serialised: str) -> str:
+    """JSON text with DEL and the C1 controls written as ``\\u00XX`` escapes too.
+
+    JSON is data: its strings must read back exactly, so they cannot be made ``visible``. ``json.dumps``
+    already escapes C0 (ESC is ``\\u001b``); this escapes the rest of the controls ``visible`` replaces (an
+    8-bit CSI, U+009B, is one), so the file holds no control byte a terminal could obey and still reads
+    back to the same strings. Valid on any ``json.dumps`` output: outside strings JSON is ASCII.
+    """
+    return _JSON_UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", serialised)

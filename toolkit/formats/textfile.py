@@ -10,18 +10,18 @@ Line readers get ``(line_number, line)`` pairs so that every error can name ``pa
 
 from __future__ import annotations
 
-import gzip
 import io
-import os
 import re
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from toolkit.errors import FormatError
+from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.limits import GZIP_MAGIC, Kind, open_input
 
 __all__ = [
+    "BOM",
     "GZIP_MAGIC",
     "atomic_write_text",
     "decode_text",
@@ -29,10 +29,32 @@ __all__ = [
     "iter_data_lines",
     "iter_text_lines",
     "iter_trec_fields",
-    "open_for_write",
     "read_bytes",
     "read_text",
+    "warn_bom",
 ]
+
+#: The UTF-8 byte order mark. trec_eval reads it as the first bytes of the first line's first column.
+BOM = b"\xef\xbb\xbf"
+
+
+def warn_bom(shown: str | Path, raw: bytes) -> None:
+    """Say that a TREC run or qrels file starts with a byte order mark, and what it becomes: part of the first
+    column (``raw``: the file's first bytes, at least its first line).
+
+    Why a warning and not a silent strip: trec_eval keeps the mark, so the first topic id is another id than
+    the one the line seems to show (``\\ufeff1`` is not ``1``), and every value that depends on that topic
+    changes; a reader that strips it prints another number than trec_eval without a word.
+    """
+    fields = raw.split(b"\n", 1)[0].split()
+    token = (fields[0] if fields else BOM).decode("utf-8", "backslashreplace")
+    warnings.warn(
+        f"{shown}:1: the file starts with a UTF-8 byte order mark; as trec_eval does, it is read as part of the "
+        f"first column ({token!r}, not {token[1:]!r}); save the file without it (UTF-8 without BOM)",
+        ToolkitWarning,
+        stacklevel=3,
+    )
+
 
 #: Bytes read at once by the line readers: a block, then its lines (and at most one line carried over).
 BLOCK_BYTES = 1 << 20
@@ -152,13 +174,14 @@ def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
     """``(line_number, columns)`` of a TREC run or qrels file, split the way trec_eval splits them, streamed.
 
     Lines end at ``\n`` only (a form feed or ``\x1c`` inside a line stays inside it); columns are separated by
-    ASCII whitespace; blank lines and lines whose first non-blank character is ``#`` are skipped.
+    ASCII whitespace; blank lines and lines whose first non-blank character is ``#`` are skipped. A byte order
+    mark stays part of the first column, as trec_eval reads it, with a warning (``warn_bom``).
     """
     number = 0
     for data in iter_byte_blocks(path):
+        if number == 0 and data.startswith(BOM):
+            warn_bom(path, data)
         text = _decode_block(path, data, number)
-        if number == 0 and text.startswith("\ufeff"):
-            text = text[1:]
         plain = text.isascii() and _PYTHON_ONLY_SPACE.search(text) is None
         split = str.split if plain else _C_FIELD.findall  # the same columns; str.split is 4 times faster
         lines = text.split("\n")
@@ -174,27 +197,8 @@ def iter_trec_fields(path: str | Path) -> Iterator[tuple[int, list[str]]]:
                 yield number, fields
 
 
-def open_for_write(path: str | Path) -> IO[str]:
-    """A text handle that gzips when the name ends in ``.gz``; ``-`` is stdout."""
-    if str(path) == "-":
-        import sys
-
-        return io.TextIOWrapper(os.fdopen(os.dup(sys.stdout.fileno()), "wb"), encoding="utf-8")
-    p = Path(path)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "wb"), encoding="utf-8")
-    return open(p, "w", encoding="utf-8", newline="\n")
-
-
 def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a file."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    if p.suffix == ".gz":
-        tmp.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
-    else:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(tmp, p)
+    """Write ``text`` whole or not at all, never replacing what is not a file (``toolkit.formats.output``)."""
+    from toolkit.formats.output import write_text_output
+
+    write_text_output(path, text)

@@ -48,6 +48,7 @@ from typing import Any
 
 from toolkit.errors import FormatError
 from toolkit.formats.numbers import NumberError, parse_grade
+from toolkit.formats.structured import loads_json, loads_toml
 from toolkit.formats.textfile import decode_text, iter_text_lines, read_bytes
 from toolkit.model import (
     CLASS_MEASURES,
@@ -168,7 +169,7 @@ def _plain(value: Any) -> Any:
 
 def _from_toml(path: str | Path, text: str, stem: str, sha: str) -> TopicSet:
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
         line = int(match.group(1)) if match else None
@@ -319,7 +320,7 @@ def _jsonl_specs(path: str | Path, lines: Iterable[tuple[int, str]]) -> Iterable
         if not line or line.startswith("#"):
             continue
         try:
-            obj = json.loads(line)
+            obj = loads_json(line)
         except json.JSONDecodeError as exc:
             raise FormatError(
                 path, number, f"invalid JSON ({exc.msg}); expected one topic object per line"

@@ -15,6 +15,12 @@ items (quality control) are never exported. Per (topic, doc), over the current g
 Items in the pool with no grade under the policy are "unjudged": ``unjudged="skip"`` leaves them out,
 ``unjudged=-1`` writes them with relevance -1 (trec_eval's "judged, not relevant/unknown").
 
+A campaign with sampled rounds (``pool --sample``) exports its **inclusion probabilities** too
+(``ExportResult.probabilities``, the fifth column of TREC Legal's ``.probs`` qrels): every document of the
+sampled population is written — judged ones with their grade, the rest with −1 whatever ``unjudged`` says,
+because the inferred measures need to know where the unjudged documents of the pool are — each with the
+probability its latest sampled round gave it; a document judged outside any sample has probability 1.
+
 Before anything is exported the whole log is checked against the rules the store applies when it appends
 (``check_log``): a row written around them — by hand in an SQLite or psql shell, by an older toolkit, by a
 login the server should not have let in — stops the export with one line naming the event, instead of
@@ -103,8 +109,13 @@ class ExportResult:
     majority_ties: int
     gold_excluded: int
     grade_counts: Mapping[int, int] = field(default_factory=dict)
+    #: a sampled campaign's inclusion probability of every exported (topic, doc) (None: not sampled)
+    probabilities: Mapping[str, Mapping[str, float]] | None = None
 
     def manifest(self) -> dict[str, object]:
+        extra: dict[str, object] = {}
+        if self.probabilities is not None:
+            extra["columns"] = "query_id iteration doc_id relevance probability (inclusion probability)"
         return {
             "policy": self.policy,
             "assessors": list(self.assessors),
@@ -118,6 +129,7 @@ class ExportResult:
                 "gold_excluded": self.gold_excluded,
                 "grades": {str(g): n for g, n in sorted(self.grade_counts.items())},
             },
+            **extra,
         }
 
 
@@ -195,7 +207,11 @@ def export_qrels(
             adjudicated += 1
 
     pool = [(p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) not in gold]
-    universe = list(dict.fromkeys([*pool, *sorted(chosen)]))
+    sampled: dict[tuple[str, str], float] = {}
+    for row in store.inclusion():  # by round: the latest round's probability stands
+        sampled[(row.query_id, row.doc_id)] = row.probability
+    population = [key for key in sampled if key not in gold]
+    universe = list(dict.fromkeys([*pool, *population, *sorted(chosen)]))
     order = {t.query_id: i for i, t in enumerate(store.topics())}
     universe.sort(key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
     judgments: dict[str, dict[str, int]] = {}
@@ -204,10 +220,13 @@ def export_qrels(
         value = chosen.get((query_id, doc_id))
         if value is None:
             missing += 1
-            if unjudged == "skip":
+            if unjudged == "skip" and (query_id, doc_id) not in sampled:
                 continue
             value = -1
         judgments.setdefault(query_id, {})[doc_id] = value
+    probabilities = None
+    if sampled:
+        probabilities = {q: {d: sampled.get((q, d), 1.0) for d in docs} for q, docs in judgments.items()}
     return ExportResult(
         qrels=Qrels(judgments=judgments, name=name),
         policy=str(policy),
@@ -220,4 +239,5 @@ def export_qrels(
         majority_ties=ties,
         gold_excluded=len(gold),
         grade_counts=dict(Counter(chosen.values())),
+        probabilities=probabilities,
     )

@@ -19,6 +19,10 @@ The pool's side (``pool_status``): the latest round, how many items it queued, a
 assessor has yet — what a new round leaves to do before anyone can judge it, shown live by ``progress``
 and ``judge`` so a round nobody was given is never silent.
 
+A budgeted or sampled campaign (``pool --strategy mtf|maxmean|sample``) also reports its **budget**
+(``budget_status``): how many of the documents its budget selected are judged, how many of those are relevant,
+and the relevant documents found per judgment — the yield a good order keeps high.
+
 The organiser's screen adds live Cohen's kappa per pair of assessors; that statistic is agreement's
 (``toolkit.agreement.judgments.pair_kappas``), so it is not part of this report.
 """
@@ -34,7 +38,7 @@ from dataclasses import dataclass, replace
 from toolkit.judging import log as judgment_log
 from toolkit.judging.disagreements import disagreements
 from toolkit.judging.queue import SETTLED, item_status
-from toolkit.judging.records import DECISIONS, Item, LogEvent, ProgressRow
+from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent, ProgressRow
 from toolkit.judging.store import CampaignStore
 
 #: A pause longer than this between two of an assessor's log events starts a new session (30 min).
@@ -111,6 +115,59 @@ class PoolStatus:
 
 
 @dataclass(frozen=True)
+class BudgetStatus:
+    """The judging budget of a campaign's budgeted and sampled rounds: ``selected`` documents (what the budget
+    bought: the items those rounds queued), ``judged`` of them (a grade or unrateable in force), ``relevant``
+    of those (grade ≥ 1: the adjudication where there is one, else the highest grade)."""
+
+    rounds: tuple[int, ...]
+    budget: str
+    selected: int
+    judged: int
+    relevant: int
+
+    @property
+    def spent(self) -> float:
+        """Share of the selected documents judged so far."""
+        return self.judged / self.selected if self.selected else 0.0
+
+    @property
+    def per_judgment(self) -> float | None:
+        """Relevant documents found per judgment (None before the first)."""
+        return self.relevant / self.judged if self.judged else None
+
+
+#: The strategies that spend a budget (``toolkit.pooling.rounds``).
+BUDGETED = ("mtf", "maxmean", "sample")
+
+
+def budget_status(store: CampaignStore, current: Sequence[Judgment] | None = None) -> BudgetStatus | None:
+    """The budget of the campaign's budgeted and sampled rounds; None when it has none (``current``: the
+    current judgments, when the caller has read them already)."""
+    rounds = [r for r in store.rounds() if r.strategy in BUDGETED]
+    if not rounds:
+        return None
+    numbers = {r.number for r in rounds}
+    selected = {(p.query_id, p.doc_id) for p in store.pool_items() if p.round in numbers}
+    grades: dict[tuple[str, str], int] = {}
+    for j in current if current is not None else store.current_judgments():
+        key = (j.query_id, j.doc_id)
+        if key in selected and j.action in SETTLED:
+            grades[key] = max(grades.get(key, -1), j.grade if j.grade is not None else -1)
+    for key, adj in store.adjudications().items():
+        if key in selected and adj.grade is not None:
+            grades[key] = adj.grade
+    budgets = sorted({f"{r.strategy} {r.budget}" if r.budget else r.strategy for r in rounds})
+    return BudgetStatus(
+        rounds=tuple(sorted(numbers)),
+        budget=", ".join(budgets),
+        selected=len(selected),
+        judged=len(grades),
+        relevant=sum(1 for g in grades.values() if g >= 1),
+    )
+
+
+@dataclass(frozen=True)
 class ProgressReport:
     """What the organiser's screen shows, apart from agreement."""
 
@@ -123,6 +180,7 @@ class ProgressReport:
     sessions: tuple[SessionSpan, ...] = ()
     fast: tuple[FastJudgment, ...] = ()
     fast_below_ms: int = FAST_BELOW_MS
+    budget: BudgetStatus | None = None
 
 
 def pool_status(store: CampaignStore, queues: Mapping[str, Sequence[Item]] | None = None) -> PoolStatus:
@@ -305,4 +363,5 @@ def progress_report(store: CampaignStore, *, fast_below_ms: int = FAST_BELOW_MS)
         sessions=tuple(sessions(events)),
         fast=fast,
         fast_below_ms=fast_below_ms,
+        budget=budget_status(store, current),
     )

@@ -159,6 +159,34 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class OrderStep:
+    """Organiser-only: step ``step`` of an adaptive judging order (MaxMean, ``toolkit.pooling.bandit``) over
+    ``query_id`` in ``round`` — run ``run`` led at ``rank`` to ``doc_id``; ``cost`` 1 when it was selected
+    for judging, 0 when its relevance was known (``known``: True/False, None when pending or selected)."""
+
+    round: int
+    query_id: str
+    step: int
+    run: str
+    rank: int
+    doc_id: str
+    cost: int
+    known: bool | None
+
+
+@dataclass(frozen=True)
+class Inclusion:
+    """Organiser-only: in a sampled round, the probability ``doc_id`` had of being drawn for judging in
+    ``query_id``, and its stratum (best rank range, ``toolkit.pooling.sampling``) — drawn or not."""
+
+    round: int
+    query_id: str
+    doc_id: str
+    probability: float
+    stratum: str
+
+
+@dataclass(frozen=True)
 class PoolItem:
     """A (topic, doc) in the pool; ``round`` is the round that (last) queued it."""
 

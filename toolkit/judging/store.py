@@ -43,9 +43,11 @@ from toolkit.judging.records import (
     DECISIONS,
     CampaignTopic,
     Document,
+    Inclusion,
     Item,
     Judgment,
     LogEvent,
+    OrderStep,
     PoolItem,
     Provenance,
     RoundInfo,
@@ -283,6 +285,14 @@ class CampaignStore(ABC):
     def rounds(self) -> list[RoundInfo]: ...
 
     @abstractmethod
+    def order_steps(self, round: int | None = None) -> list[OrderStep]:
+        """Organiser only: the recorded steps of adaptive orders (of one round, or every round), in order."""
+
+    @abstractmethod
+    def inclusion(self, round: int | None = None) -> list[Inclusion]:
+        """Organiser only: the inclusion probabilities of sampled rounds (of one round, or every round)."""
+
+    @abstractmethod
     def knows_document(self, query_id: str, doc_id: str) -> bool:
         """The document is pooled or gold for this topic, or has a snapshot: it may be judged."""
 
@@ -310,11 +320,15 @@ class CampaignStore(ABC):
         snapshots: Iterable[Document],
         skipped: int,
         params: Mapping[str, Any] | None = None,
+        steps: Sequence[OrderStep] = (),
+        inclusion: Sequence[Inclusion] = (),
     ) -> int:
         """Record one pooling round in one transaction; returns the round number.
 
         ``provenance`` covers every pooled (topic, doc), judged or not; ``queued`` are the items that need
-        judging (new ones and the ``stale`` ones re-queued); ``snapshots`` are the documents fetched.
+        judging (new ones and the ``stale`` ones re-queued); ``snapshots`` are the documents fetched. An
+        adaptive order's ``steps`` and a sampled round's ``inclusion`` probabilities are stored with the round
+        (their ``round`` field is ignored: it is this round's number).
         """
 
     @abstractmethod

@@ -60,19 +60,41 @@ def export_campaign(
     return CampaignExport(result, extra)
 
 
-def write_export_manifest(
+def export_text(export: CampaignExport) -> str:
+    """The exported qrels as text: TREC's four columns, or TREC Legal's five-column ``.probs`` layout for a
+    sampled campaign (every population document with its inclusion probability), which the inferred measures
+    need and plain qrels would silently drop."""
+    from toolkit.formats.qrels import format_qrels
+
+    if export.result.probabilities is not None:
+        from toolkit.formats.sampled import format_sampled_qrels
+        from toolkit.model import SampledQrels
+
+        return format_sampled_qrels(SampledQrels(export.result.qrels, export.result.probabilities))
+    return format_qrels(export.result.qrels)
+
+
+def write_export(
     export: CampaignExport, path: str | Path, *, campaign: str | Path, workspace: Workspace | None = None
-) -> Path:
-    """The manifest beside the written qrels file ``path``; the campaign is recorded relative to the
-    workspace (the nearest ``toolkit.toml``), so the manifest reads the same on every checkout."""
-    from toolkit.formats.manifest import write_manifest
+) -> Path | None:
+    """Write the exported qrels at ``path`` and the manifest beside them (first: ``write_with_manifest``);
+    the campaign is recorded relative to the workspace (the nearest ``toolkit.toml``), so the manifest reads
+    the same on every checkout. Returns the manifest (None when ``path`` is not a regular file)."""
+    from toolkit.formats.manifest import write_with_manifest
     from toolkit.judging.postgres.url import is_campaign_url
     from toolkit.workspace import load_workspace
 
     ws = workspace or load_workspace()
     where = str(campaign) if is_campaign_url(campaign) else ws.relative(campaign)  # a URL is no path
     extra = {**export.manifest, "campaign": {**export.manifest.get("campaign", {}), "path": where}}
-    return write_manifest(path, kind="qrels", inputs={"campaign": where}, extra=extra, root=ws.root)
+    return write_with_manifest(
+        path,
+        export_text(export),
+        kind="qrels",
+        inputs={"campaign": where},
+        extra=extra,
+        root=ws.root,
+    )
 
 
 def _agreement(store: CampaignStore) -> dict[str, Any] | None:

@@ -78,24 +78,27 @@ def recorded_failures_at(paths: Sequence[str | Path]) -> dict[str, tuple[str, ..
 
 
 def check_failures(
-    failures: Sequence[Failure], *, topics: int, manifest: str | Path, label: str = ""
+    failures: Sequence[Failure], *, topics: int, manifest: str | Path | None, label: str = ""
 ) -> None:
     """Warn about failed topics; raise when every one of ``topics`` failed. ``label`` prefixes the message
-    (``"run bm25: "`` in an audit, where several runs are made)."""
+    (``"run bm25: "`` in an audit, where several runs are made). ``manifest`` is None when the run went to
+    something other than a file (no manifest)."""
     if not failures:
         return
+    where = f"details in {manifest}" if manifest is not None else "no manifest beside a non-file output"
     if len(failures) == topics:
         first = failures[0]
         detail = first.stderr_tail.strip().splitlines()[-1:] if first.stderr_tail.strip() else []
         raise SystemCallError(
             f"{label}every topic failed ({topics}); first: {first.query_id}: {first.reason}"
             + (f": {detail[0]}" if detail else "")
-            + f" (details in {manifest})"
+            + f" ({where})"
         )
     shown = "; ".join(f"{f.query_id}: {f.reason}" for f in failures[:3])
     more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
     warnings.warn(
-        f"{label}{len(failures)} of {topics} topics failed and have no results ({shown}{more}); see {manifest}",
+        f"{label}{len(failures)} of {topics} topics failed and have no results ({shown}{more}); "
+        + (f"see {manifest}" if manifest is not None else "no manifest beside a non-file output"),
         ToolkitWarning,
         stacklevel=2,
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.errors import UsageError
-from toolkit.pooling.rounds import RoundResult
+from toolkit.pooling.rounds import Design, RoundResult
 from toolkit.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -42,9 +42,11 @@ def pool_runs(
     docs: str | None = None,
     workers: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    design: Design | None = None,
 ) -> RoundResult:
     """One pooling round of ``runs`` into ``campaign`` with the workspace's settings (arguments that are not
-    None win); ``progress(step, done, total)`` names each step (``read runs``, ``fetch docs …``)."""
+    None win); ``progress(step, done, total)`` names each step (``read runs``, ``fetch docs …``); ``design``
+    a total budget, a sample's strata and seed (``toolkit.pooling.rounds.Design``)."""
     from toolkit.formats import read_qrels, read_run
     from toolkit.judging.guidelines import configured_guidelines
     from toolkit.pooling.rounds import pool_campaign
@@ -71,6 +73,7 @@ def pool_runs(
         exclude=[read_qrels(p) for p in exclude],
         progress=(lambda done, total: progress(step, done, total)) if progress is not None else None,
         guidelines=configured_guidelines(ws.config, ws.root),
+        design=design,
     )
 
 

@@ -39,15 +39,16 @@ from typing import IO, cast
 
 from toolkit.errors import UsageError
 from toolkit.formats.corpus import MAX_LINE_BYTES, DocRecord, doc_id_of, doc_record
+from toolkit.formats.structured import loads_json
 from toolkit.judging.records import Document
 from toolkit.pooling.docsource import failed, make_document, split_title
+from toolkit.systems.process import OutputTooLarge, drain, too_large_message
+from toolkit.systems.process import run_capped as capped
 
 #: Seconds a per-document command may take, and a batch command between two answer lines.
 COMMAND_TIMEOUT_S = 60.0
 #: Most ids given to one batch process: a failing process costs at most this many documents.
 BATCH_MAX = 2000
-#: How much of a command's stderr is kept for the failure reason.
-_STDERR_KEEP = 8192
 
 
 def interpreter(head: str) -> str:
@@ -85,7 +86,7 @@ class CommandDocSource:
         except subprocess.TimeoutExpired:
             return failed(doc_id, f"timed out after {self.timeout:g} s")
         except OutputTooLarge as exc:
-            return failed(doc_id, str(exc))
+            return failed(doc_id, too_large_message(exc.limit, "the doc command"))
         except OSError as exc:
             return failed(doc_id, f"cannot run {argv[0]}: {exc.strerror}")
         if code != 0:
@@ -232,7 +233,7 @@ def run_batch(
     lines: queue.Queue[bytes | None] = queue.Queue(maxsize=1000)
     threads = [
         threading.Thread(target=_feed, args=(stdin, doc_ids), daemon=True),
-        threading.Thread(target=_drain, args=(stderr_stream, stderr), daemon=True),
+        threading.Thread(target=drain, args=(stderr_stream, stderr), daemon=True),
         threading.Thread(target=_read_lines, args=(stdout, lines), daemon=True),
     ]
     for t in threads:
@@ -290,7 +291,7 @@ def _answer(line: bytes, number: int, what: str, versions_only: bool) -> DocReco
         "(a command without {doc_id} gets the ids on stdin and answers JSONL; see docs/pooling.md)"
     )
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError:
         raise UsageError(f"{hint}, got {text[:60]!r}") from None
     if not isinstance(data, dict) or doc_id_of(data) is None:
@@ -331,15 +332,6 @@ def _feed(stdin: IO[bytes], doc_ids: Sequence[str]) -> None:
         pass  # the command stopped reading; its answers (or exit status) say why
 
 
-def _drain(stream: IO[bytes], keep: list[bytes]) -> None:
-    size = 0
-    for chunk in iter(lambda: stream.read(4096), b""):
-        keep.append(chunk)
-        size += len(chunk)
-        while size > _STDERR_KEEP and len(keep) > 1:
-            size -= len(keep.pop(0))
-
-
 def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
     try:
         while True:
@@ -356,63 +348,14 @@ def _all_failed(doc_ids: Iterable[str], reason: str) -> Iterator[DocRecord]:
         yield DocRecord(d, "", "", error=reason)
 
 
-class OutputTooLarge(Exception):
-    """A per-document command printed more than one document may hold."""
-
-
 def run_capped(argv: list[str], *, cwd: Path | None, timeout: float) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr (UTF-8, undecodable bytes replaced) of one per-document command.
-
-    Why not ``subprocess.run(capture_output=True)``: a broken command that never stops printing would fill
-    memory before its timeout. Its stdout is read up to ``TREC_TOOLKIT_MAX_DOCUMENT`` (the limit of one
-    document anywhere, ``toolkit.formats.limits``); past it the process is killed and ``OutputTooLarge``
-    raised. Stderr keeps its last ``_STDERR_KEEP`` bytes.
-    """
-    from toolkit.formats.limits import MAX_DOCUMENT_ENV, InputLimits, format_size
-
-    limit = InputLimits.from_environment().max_document
-    proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
-    )
-    stdout_stream, stderr_stream = cast("tuple[IO[bytes], IO[bytes]]", (proc.stdout, proc.stderr))
-    out = bytearray()
-    over = threading.Event()
-    err: list[bytes] = []
-
-    def read_stdout() -> None:
-        for chunk in iter(lambda: stdout_stream.read1(1 << 16), b""):  # type: ignore[attr-defined]
-            out.extend(chunk)
-            if len(out) > limit:
-                over.set()
-                with contextlib.suppress(OSError):
-                    proc.kill()
-                return
-
-    readers = [
-        threading.Thread(target=read_stdout, daemon=True),
-        threading.Thread(target=_drain, args=(stderr_stream, err), daemon=True),
-    ]
-    for t in readers:
-        t.start()
-    try:
-        code = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        for t in readers:
-            t.join(timeout=5)
-        stdout_stream.close()
-        stderr_stream.close()
-    if over.is_set():
-        raise OutputTooLarge(
-            f"printed more than {format_size(limit)}, the limit for one document ({MAX_DOCUMENT_ENV}); "
-            "check the doc command or raise the limit"
-        )
+    """Exit status, stdout and stderr (UTF-8, undecodable bytes replaced) of one per-document command, its
+    stdout read up to the document limit (``toolkit.systems.process.run_capped``: past it the command is
+    killed and ``OutputTooLarge`` raised)."""
+    done = capped(argv, cwd=cwd, timeout=timeout)
     # Universal newlines, as ``text=True`` gave before: a document's content hash does not depend on this.
-    text = out.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    return code, text, b"".join(err).decode("utf-8", errors="replace")
+    text = done.stdout.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    return done.returncode, text, done.stderr.decode("utf-8", errors="replace")
 
 
 def exit_reason(code: int, stderr: str) -> str:
@@ -427,7 +370,7 @@ def parse_command_output(doc_id: str, stdout: str) -> Document:
     stripped = stdout.strip()
     if stripped.startswith("{"):
         try:
-            data = json.loads(stripped)
+            data = loads_json(stripped)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):

@@ -85,8 +85,10 @@ def mtf_pool(
     depth: int | None = None,
     topics: Iterable[str] | None = None,
     known: Mapping[tuple[str, str], bool | None] | None = None,
+    budgets: Mapping[str, int] | None = None,
 ) -> Pool:
-    """Pool by move-to-front with ``budget`` new documents per topic (see the module docstring).
+    """Pool by move-to-front with ``budget`` new documents per topic (``budgets`` overrides it per topic, e.g.
+    a total split by ``toolkit.pooling.bandit.split_budget``; see the module docstring).
 
     Every visited doc is in the pool (the known ones too, so provenance covers them); each carries every
     (run, rank) that has it within ``depth`` (anywhere when None).
@@ -102,6 +104,7 @@ def mtf_pool(
     entries: dict[str, dict[str, tuple[Source, ...]]] = {}
     for query_id in topic_order(runs, topics):
         rankings = [run.ranking(query_id) if depth is None else run.ranking(query_id)[:depth] for run in runs]
-        walk = mtf_order(rankings, budget=budget, known=by_topic.get(query_id, {}))
+        mine = budget if budgets is None else budgets.get(query_id, 0)
+        walk = mtf_order(rankings, budget=mine, known=by_topic.get(query_id, {})) if mine > 0 else []
         entries[query_id] = {doc: provenance(runs, query_id, doc, depth=depth) for doc, _ in walk}
     return Pool(entries=entries, strategy="mtf", runs=names, depth=depth, budget=budget)

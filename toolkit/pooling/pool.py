@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolkit.errors import UsageError
 from toolkit.model import Run
+
+if TYPE_CHECKING:
+    from toolkit.pooling.bandit import Step
+    from toolkit.pooling.sampling import Stratum
 
 #: (run name, rank) — rank is the 1-based position in trec_eval's order, not the run file's rank column.
 Source = tuple[str, int]
@@ -26,6 +31,14 @@ class Pool:
     runs: tuple[str, ...]
     depth: int | None = None
     budget: int | None = None
+    #: an adaptive order's every step, in order (``toolkit.pooling.bandit``); empty for depth-k and MTF
+    steps: tuple[Step, ...] = ()
+    #: a sampled pool's inclusion probability of every pooled (topic, doc) (``toolkit.pooling.sampling``)
+    inclusion: Mapping[tuple[str, str], float] | None = None
+    #: a sampled pool's strata (``toolkit.pooling.sampling``), and the stratum of every document of its
+    #: population (``first-last``)
+    strata: tuple[Stratum, ...] = ()
+    strata_of: Mapping[tuple[str, str], str] | None = None
 
     def __len__(self) -> int:
         return sum(len(docs) for docs in self.entries.values())

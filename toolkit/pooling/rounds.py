@@ -27,15 +27,30 @@ from pathlib import Path
 from toolkit.errors import StoreError, ToolkitWarning, UsageError
 from toolkit.judging.assign import AssignPolicy, AssignResult, assign_new_items, recorded_policy
 from toolkit.judging.progress import pool_status
-from toolkit.judging.records import CampaignTopic, Document
+from toolkit.judging.records import CampaignTopic, Document, Inclusion, OrderStep
 from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCampaignError
 from toolkit.model import DEFAULT_GRADES, Qrels, Run, TopicSet
+from toolkit.pooling.bandit import maxmean_pool, split_budget
 from toolkit.pooling.depth import depth_pool
 from toolkit.pooling.docsource import DocSource, fetch_documents
 from toolkit.pooling.mtf import mtf_pool
 from toolkit.pooling.pool import Pool
+from toolkit.pooling.sampling import Stratum, sample_pool, strata_for_budget
 
-STRATEGIES = ("depth", "mtf")
+STRATEGIES = ("depth", "mtf", "maxmean", "sample")
+#: The strategies that spend a budget by an adaptive walk, rebuilt under the write lock with fresh judgments.
+ADAPTIVE = ("mtf", "maxmean")
+
+
+@dataclass(frozen=True)
+class Design:
+    """What a round needs beyond strategy, depth and budget: ``total`` — the budget is over all topics
+    together, shared as their pools allow (``toolkit.pooling.bandit.split_budget``) — and, for a sampled
+    round, its ``strata`` (none: derived from the budget by ``strata_for_budget``) and the draw's ``seed``."""
+
+    total: bool = False
+    strata: tuple[Stratum, ...] = ()
+    seed: int = 42
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,12 @@ class RoundResult:
     unassigned: int = 0
     policy: AssignPolicy | None = None
     assignees: tuple[str, ...] = ()
+    #: an adaptive order's recorded steps (``order_steps``), and how many cost a judgment
+    steps: int = 0
+    selected: int = 0
+    #: a sampled round: its strata and its population (every document with an inclusion probability)
+    strata: tuple[str, ...] = ()
+    population: int = 0
 
     def assign_command(self, location: str) -> str:
         """The ``assign`` command that shares the unassigned items out (the recorded policy's, else a
@@ -105,9 +126,11 @@ def build_pool(
     depth: int | None = 10,
     budget: int | None = None,
     known: Mapping[tuple[str, str], bool | None] | None = None,
+    design: Design | None = None,
 ) -> Pool:
-    """Depth-k or MTF pool over the topic set's topics (topics in runs but not in the set are ignored, and so
-    are topics declared ``expect = "empty"``: there is nothing relevant to judge)."""
+    """Depth-k, MTF, MaxMean or a stratified sample over the topic set's topics (topics in runs but not in the
+    set are ignored, and so are topics declared ``expect = "empty"``: there is nothing relevant to judge)."""
+    design = design or Design()
     if not runs:
         raise UsageError("no runs to pool; pass one or more run files")
     extra = sorted({q for run in runs for q in run.results} - set(topic_set.ids))
@@ -118,15 +141,47 @@ def build_pool(
             ToolkitWarning,
             stacklevel=2,
         )
+    topics = topic_set.relevance_ids
+    if design.strata and strategy != "sample":
+        raise UsageError(f"strata sample a pool: they do not go with --strategy {strategy}")
     if strategy == "depth":
         if budget is not None:
-            raise UsageError("--budget applies to --strategy mtf only")
-        return depth_pool(runs, depth=depth if depth is not None else 10, topics=topic_set.relevance_ids)
+            raise UsageError("--budget applies to --strategy mtf, maxmean or sample only")
+        return depth_pool(runs, depth=depth if depth is not None else 10, topics=topics)
+    if strategy == "sample":
+        strata = design.strata
+        if not strata:
+            if budget is None:
+                raise UsageError("--strategy sample needs --sample STRATA, or --budget N to derive them")
+            whole = budget if design.total else budget * len(topics)
+            strata = strata_for_budget(runs, budget=whole, depth=depth or 20, topics=topics)
+        return sample_pool(runs, strata=strata, topics=topics, seed=design.seed)  # the strata set the depth
+    if strategy not in ADAPTIVE:
+        raise UsageError(f"unknown pooling strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
+    if budget is None:
+        scope = "over all topics" if design.total else "per topic"
+        raise UsageError(f"--strategy {strategy} needs --budget N (new documents {scope})")
+    budgets = None
+    if design.total:
+        budgets = split_budget(budget, _capacity(runs, topics, depth, known or {}))
     if strategy == "mtf":
-        if budget is None:
-            raise UsageError("--strategy mtf needs --budget N (new documents per topic)")
-        return mtf_pool(runs, budget=budget, depth=depth, topics=topic_set.relevance_ids, known=known)
-    raise UsageError(f"unknown pooling strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
+        return mtf_pool(runs, budget=budget, depth=depth, topics=topics, known=known, budgets=budgets)
+    return maxmean_pool(runs, budget=budget, depth=depth, topics=topics, known=known, budgets=budgets)
+
+
+def _capacity(
+    runs: Sequence[Run],
+    topics: Sequence[str],
+    depth: int | None,
+    known: Mapping[tuple[str, str], bool | None],
+) -> dict[str, int]:
+    """Per topic, the documents within ``depth`` of some run whose relevance is not known: what a budget can
+    still buy there."""
+    out: dict[str, int] = {}
+    for q in topics:
+        docs = {d for run in runs for d in (run.ranking(q)[:depth] if depth else run.ranking(q))}
+        out[q] = sum(1 for d in docs if (q, d) not in known)
+    return out
 
 
 @dataclass(frozen=True)
@@ -157,10 +212,13 @@ def _plan(
     depth: int | None,
     budget: int | None,
     exclude: Sequence[Qrels],
+    design: Design | None = None,
 ) -> _Plan:
     if pool is None:
-        known = known_relevance(store, exclude) if strategy == "mtf" else None
-        pool = build_pool(runs, topic_set, strategy=strategy, depth=depth, budget=budget, known=known)
+        known = known_relevance(store, exclude) if strategy in ADAPTIVE else None
+        pool = build_pool(
+            runs, topic_set, strategy=strategy, depth=depth, budget=budget, known=known, design=design
+        )
     excluded = {(q, d) for qrels in exclude for q, docs in qrels.judgments.items() for d in docs}
     judged_hashes: dict[tuple[str, str], set[str | None]] = {}
     for j in store.current_judgments():
@@ -196,6 +254,7 @@ def pool_round(
     exclude: Sequence[Qrels] = (),
     progress: Callable[[int, int], None] | None = None,
     guidelines: str | None = None,
+    design: Design | None = None,
 ) -> RoundResult:
     """Add one round to ``store`` (a new campaign's first round or a later one); see the module docstring.
 
@@ -208,18 +267,27 @@ def pool_round(
     description, so every assessor reads the same text wherever they judge from.
     """
     grades = dict(topic_set.grades) if topic_set.grades else dict(DEFAULT_GRADES)
+    chosen = design or Design()
 
     def plan(pool: Pool | None) -> _Plan:
         return _plan(
-            store, runs, topic_set, pool=pool, strategy=strategy, depth=depth, budget=budget, exclude=exclude
+            store,
+            runs,
+            topic_set,
+            pool=pool,
+            strategy=strategy,
+            depth=depth,
+            budget=budget,
+            exclude=exclude,
+            design=chosen,
         )
 
     first = plan(None)
     fetched, vouched = fetch_changed(store, source, first.doc_ids, progress=progress)
     with store.transaction():  # topics, metadata and the round: all or nothing, on the campaign as it is now
-        with warnings.catch_warnings():  # the pool is rebuilt (mtf) from the same runs: warned about once
+        with warnings.catch_warnings():  # an adaptive pool is rebuilt from the same runs: warned about once
             warnings.simplefilter("ignore", ToolkitWarning)
-            fresh = plan(None if strategy == "mtf" else first.pool)
+            fresh = plan(None if strategy in ADAPTIVE else first.pool)
         latest = store.latest_hashes() if fresh.doc_ids else {}
         versions = store.latest_versions() if fresh.doc_ids else {}
         # "unchanged" holds only while the snapshot it was vouched against is still the latest one
@@ -275,7 +343,20 @@ def pool_round(
             stale=stale,
             snapshots=snapshots,
             skipped=skipped,
-            params={"docs": source.describe(), "exclude": [q.path or q.name for q in exclude]},
+            params={
+                "docs": source.describe(),
+                "exclude": [q.path or q.name for q in exclude],
+                **({"total": True} if chosen.total else {}),
+                **({"strata": [str(x) for x in pool.strata], "seed": chosen.seed} if pool.strata else {}),
+            },
+            steps=[
+                OrderStep(0, st.query_id, st.number, st.run, st.rank, st.doc_id, st.cost, st.known)
+                for st in pool.steps
+            ],
+            inclusion=[
+                Inclusion(0, q, d, p, (pool.strata_of or {}).get((q, d), ""))
+                for (q, d), p in (pool.inclusion or {}).items()
+            ],
         )
         assigned = assign_new_items(store) if queued else None
         policy, assignees = recorded_policy(store), tuple(store.assignees())
@@ -296,6 +377,10 @@ def pool_round(
         unassigned=unassigned,
         policy=policy,
         assignees=assignees,
+        steps=len(pool.steps),
+        selected=sum(st.cost for st in pool.steps),
+        strata=tuple(str(x) for x in pool.strata),
+        population=len(pool.inclusion or {}),
     )
 
 
@@ -331,6 +416,7 @@ def pool_campaign(
     exclude: Sequence[Qrels] = (),
     progress: Callable[[int, int], None] | None = None,
     guidelines: str | None = None,
+    design: Design | None = None,
 ) -> RoundResult:
     """``pool_round`` into the campaign at ``path``, creating it when missing.
 
@@ -352,6 +438,7 @@ def pool_campaign(
             exclude=exclude,
             progress=progress,
             guidelines=guidelines,
+            design=design,
         )
 
     try:

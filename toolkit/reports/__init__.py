@@ -133,6 +133,7 @@ def write_audit(
     pilot runs (the banner on top), ``preflight`` each run's pre-flight record (shown in the setup), ``view``
     the per-topic view of the HTML page.
     """
+    from toolkit.formats.output import write_output
     from toolkit.formats.textfile import atomic_write_text
     from toolkit.reports.comparison import comparison_document
     from toolkit.reports.plots import render_plots
@@ -146,7 +147,7 @@ def write_audit(
     written = []
     for plot in plots:
         path = out / plot.name
-        path.write_bytes(plot.png)
+        write_output(path, plot.png)
         written.append(path)
     for suffix in formats:
         path = out / f"{name}.{suffix}"

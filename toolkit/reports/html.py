@@ -1,10 +1,11 @@
 """Render a document as one self-contained HTML page, its images embedded as base64 PNGs.
 
-Every literal text of the document (``document.spans``: run names, topic ids and text, a system's output) is
-HTML-escaped; the document's markup becomes ``<code>`` and ``<strong>``. A page may carry one extra
-``section`` (the per-topic view, ``toolkit.reports.topic_view``), placed before the appendix, and the inline
-``scripts`` it needs. The page's Content-Security-Policy allows those scripts by their hash and nothing from
-the network: no request can leave the page, whatever a title or a run name holds.
+Every literal text of the document (``document.spans``: run names, topic ids and text, a system's output) has
+its control characters made visible (``toolkit.formats.text.visible``) and is HTML-escaped; the document's
+markup becomes ``<code>`` and ``<strong>``. A page may carry one extra ``section`` (the per-topic view,
+``toolkit.reports.topic_view``), placed before the appendix, and the inline ``scripts`` it needs. The page's
+Content-Security-Policy allows those scripts by their hash and nothing from the network: no request can leave
+the page, whatever a title or a run name holds.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import html
 from collections.abc import Sequence
 
+from toolkit.formats.text import visible
 from toolkit.reports.document import BOLD, CODE, Document, spans
 
 _STYLE = """
@@ -27,11 +29,17 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 """
 
 
+def _escape(text: str) -> str:
+    """Literal text for HTML: control characters made visible (``toolkit.formats.text.visible``: an ESC in a
+    topic's text is shown as ␛, never written), then HTML-escaped."""
+    return html.escape(visible(text))
+
+
 def _inline(text: str) -> str:
     """A heading's, paragraph's or list item's text: `code` and **bold** as tags, every literal part escaped."""
     out = []
     for kind, literal in spans(text):
-        escaped = html.escape(literal)
+        escaped = _escape(literal)
         out.append(
             f"<code>{escaped}</code>"
             if kind == CODE
@@ -85,7 +93,7 @@ def render_html(
             "<head>",
             '<meta charset="utf-8">',
             f'<meta http-equiv="Content-Security-Policy" content="{content_policy(scripts)}">',
-            f"<title>{html.escape(title)}</title>",
+            f"<title>{_escape(title)}</title>",
             f"<style>{_STYLE}</style>",
             "</head>",
             "<body>",
@@ -104,11 +112,9 @@ def render_html(
             out.append("<ol>" + "".join(f"<li>{_inline(r[0])}</li>" for r in block.rows) + "</ol>")
         elif block.kind == "table":
             cls = [' class="l"' if a == "l" else "" for a in block.align]
-            head = "".join(f"<th{c}>{html.escape(h)}</th>" for c, h in zip(cls, block.headers, strict=True))
+            head = "".join(f"<th{c}>{_escape(h)}</th>" for c, h in zip(cls, block.headers, strict=True))
             body = "".join(
-                "<tr>"
-                + "".join(f"<td{c}>{html.escape(v)}</td>" for c, v in zip(cls, row, strict=True))
-                + "</tr>"
+                "<tr>" + "".join(f"<td{c}>{_escape(v)}</td>" for c, v in zip(cls, row, strict=True)) + "</tr>"
                 for row in block.rows
             )
             out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
@@ -118,8 +124,8 @@ def render_html(
             if data is not None:
                 src = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
                 out.append(
-                    f'<figure><img src="{src}" alt="{html.escape(block.text)}">'
-                    f"<figcaption>{html.escape(block.text)}</figcaption></figure>"
+                    f'<figure><img src="{src}" alt="{_escape(block.text)}">'
+                    f"<figcaption>{_escape(block.text)}</figcaption></figure>"
                 )
         else:
             raise ValueError(f"cannot render block kind {block.kind!r} as HTML")

@@ -10,13 +10,15 @@ import json
 import math
 from typing import Any
 
+from toolkit.formats.text import json_inert
 from toolkit.reports.document import SCHEMA_VERSION, Document
 
 
 def render_json(document: Document) -> str:
-    """The contract document as text (2-space indent, trailing newline)."""
+    """The contract document as text (2-space indent, trailing newline; no control character written raw:
+    ``json_inert``)."""
     doc = {"schema_version": SCHEMA_VERSION, **document.data}
-    return json.dumps(_clean(doc), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_inert(json.dumps(_clean(doc), indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def _clean(value: Any) -> Any:

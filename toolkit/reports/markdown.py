@@ -8,7 +8,8 @@ paragraphs and list items outside their markup (``document.spans``) — is escap
 names, topic ids and text, and a system's output: a ``<`` that would open a tag and an ``&`` that would open an
 entity become entities (a run named ``<script>`` is text, never a tag), the characters of Markdown's inline
 syntax are backslash-escaped (a ``|`` cannot end a table cell, a ``*`` or ``](`` starts nothing), line breaks
-become spaces (a name cannot start a heading or a list), and a text that would open a block at the start of a
+become spaces (a name cannot start a heading or a list), control characters are shown made visible
+(``toolkit.formats.text.visible``: the file carries no ESC for a terminal to obey), and a text that would open a block at the start of a
 line (``#``, ``-``, ``1.``, ``>``, ``[``) is escaped there. A code span whose text Markdown cannot hold between
 backticks literally (backticks, ``|``, ``<``, ``&``) is written as ``<code>`` with the text escaped instead.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from toolkit.formats.text import visible
 from toolkit.reports.document import BOLD, CODE, Document, spans
 
 #: Markdown's inline punctuation, backslash-escaped in literal text: always the characters that open code,
@@ -32,8 +34,9 @@ _BLOCK_START = re.compile(r"^([#+>\[-]|\d+(?=[.)]))")
 
 
 def _literal(text: str) -> str:
-    """Literal text made inert: one line, HTML and entity starts as entities, Markdown punctuation escaped."""
-    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    """Literal text made inert: one line, control characters made visible (``visible``: an ESC is shown as
+    ␛, never written), HTML and entity starts as entities, Markdown punctuation escaped."""
+    text = visible(" ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text)
     text = _PUNCTUATION.sub(lambda m: "\\" + m.group(0), text)
     return _HTML.sub(lambda m: _ENTITIES[m.group(0)], text)
 
@@ -41,7 +44,7 @@ def _literal(text: str) -> str:
 def _code(text: str) -> str:
     """A code span: between backticks when Markdown keeps its text as it is, else ``<code>`` around the text
     escaped (a backtick, ``|``, ``<`` or ``&`` inside, or spaces at its ends)."""
-    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    text = visible(" ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text)
     if text.strip() and not re.search(r"[`|<>&]", text) and text == text.strip():
         return f"`{text}`"
     return f"<code>{_literal(text)}</code>"

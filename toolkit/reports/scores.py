@@ -23,6 +23,7 @@ from toolkit.scoring.measures import is_count
 if TYPE_CHECKING:
     from toolkit.pooling.diagnostics import PoolBiasResult
     from toolkit.scoring.refusal import RefusalScores
+    from toolkit.stats.correlation import RankAgreement
 
 
 def _fixed(measure: str, value: float) -> str:
@@ -49,6 +50,7 @@ def scores_document(
     pool_bias: PoolBiasResult | None = None,
     refusal: Sequence[RefusalScores] | None = None,
     primary: str | None = None,
+    pool_bias_agreement: Mapping[str, RankAgreement] | None = None,
 ) -> Document:
     """One ``all`` row per run, then its classes (``by_class``) and topics (``per_query``); then, when the topic
     set declares topics ``expect = "empty"``, a note that ``n`` leaves them out and each run's refusal outcome
@@ -89,13 +91,14 @@ def scores_document(
     if primary is not None:
         data["primary"] = primary
     if pool_bias is not None:
-        blocks += _pool_bias(pool_bias)
-        data["pool_bias"] = _pool_bias_data(pool_bias)
+        blocks += _pool_bias(pool_bias, pool_bias_agreement or {})
+        data["pool_bias"] = _pool_bias_data(pool_bias, pool_bias_agreement or {})
     return Document(tuple(blocks), data)
 
 
-def _pool_bias(result: PoolBiasResult) -> list[Block]:
-    """A large negative delta means the run's score rests on docs only it found."""
+def _pool_bias(result: PoolBiasResult, agreement: Mapping[str, RankAgreement]) -> list[Block]:
+    """A large negative delta means the run's score rests on docs only it found; τ below 1 that leaving a run
+    out of the pool changes how it ranks."""
     rows = [
         [
             row.run,
@@ -108,14 +111,34 @@ def _pool_bias(result: PoolBiasResult) -> list[Block]:
         ]
         for row in result.rows
     ]
-    return [
+    blocks = [
         heading(esc(f"Pool bias (leave-one-run-out, {result.source}, n={result.n})")),
         table(["run", "measure", "full", "without", "delta", "unique", "uniq.rel"], rows, left=(0, 1)),
     ]
+    if agreement:
+        blocks.append(
+            table(
+                ["measure", "Kendall's τ", "τ_AP", "swapped pairs"],
+                [
+                    [m, _coef(a.tau), _coef(a.tau_ap), ", ".join(f"{x}/{y}" for x, y in a.swapped) or "none"]
+                    for m, a in agreement.items()
+                ],
+                left=(0, 3),
+            )
+        )
+    return blocks
 
 
-def _pool_bias_data(result: PoolBiasResult) -> dict[str, Any]:
+def _coef(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def _pool_bias_data(result: PoolBiasResult, agreement: Mapping[str, RankAgreement]) -> dict[str, Any]:
     return {
+        "ranking": {
+            m: {"tau": a.tau, "tau_ap": a.tau_ap, "swapped": [list(pair) for pair in a.swapped]}
+            for m, a in agreement.items()
+        },
         "source": result.source,
         "n": result.n,
         "measures": list(result.measures),

@@ -99,6 +99,11 @@ def scoreable(row: MeasureDef) -> str | None:
         return "runid is the run's tag, not a measure; `--format trec` prints it"
     if row.value == STRING or row.average == NOTHING:
         return f"{row.name} is text per topic, not a number; use `trec-toolkit trec_eval -q -m {row.name} QRELS RUN`"
+    if row.rel_format == "probs":
+        return (
+            f"{row.name} is estimated from a sampled pool: give score qrels with inclusion probabilities (a fifth "
+            "column: `export` of a campaign pooled with --sample)"
+        )
     if row.rel_format != "qrels":
         return (
             f"{row.name} needs {row.rel_format} judgments (trec_eval -R {row.rel_format}); score reads qrels only, "
@@ -399,8 +404,8 @@ def from_own(token: str) -> Any | None:
     if match is None or match["name"] not in _rows_by_name():
         return None
     row = _rows_by_name()[match["name"]]
-    if match["args"] is None and match["at"] is None:
-        return None  # a bare name is read as trec_eval's
+    if match["args"] is None and match["at"] is None and row.rel_format != "probs":
+        return None  # a bare name is read as trec_eval's (an inferred measure's is its own: ``statAP``)
     why = scoreable(row)
     if why is not None:
         raise UsageError(why)

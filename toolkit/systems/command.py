@@ -5,8 +5,9 @@ holds — quotes, ``;``, ``$(…)``, backticks, newlines, unicode): ``{query}``,
 and ``{python}`` for the interpreter running the toolkit (so a workspace's Python commands use its venv
 without relying on ``PATH``). Other braces are left alone.
 
-A call that exits non-zero, times out or prints what the parser cannot read raises ``CallFailed``; on
-timeout the whole process group is killed, so a system that forks cannot outlive its call.
+A call that exits non-zero, times out, prints more than one document may hold (``TREC_TOOLKIT_MAX_DOCUMENT``)
+or prints what the parser cannot read raises ``CallFailed``; on timeout or overflow the whole process group
+is killed, so a system that forks cannot outlive its call (``toolkit.systems.process``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -111,39 +111,24 @@ class CommandSystem:
 def call(
     argv: Sequence[str], *, cwd: Path | None, env: Mapping[str, str], timeout: float | None
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``argv`` (no shell, no stdin) in its own process group and collect its output; ``CallFailed`` when
-    it cannot start or outlives ``timeout`` (then the whole group is killed, so a forked child cannot
-    outlive the call either)."""
-    full_env = {**os.environ, **env} if env else None
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=full_env,
-            start_new_session=True,  # its own process group, so a timeout can kill it and its children
-        )
-    except OSError as exc:
-        raise CallFailed(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+    """Run ``argv`` (no shell, no stdin) in its own process group and collect its output, at most the
+    document limit (``toolkit.systems.process``); ``CallFailed`` when it cannot start, outlives
+    ``timeout`` or prints too much (then the whole group is killed, so a forked child cannot outlive the
+    call either)."""
+    from toolkit.systems.process import OutputTooLarge, run_capped
+
     started = time.monotonic()
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
+        done = run_capped(argv, cwd=cwd, env=env, timeout=timeout)
+    except OSError as exc:
+        raise CallFailed(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired as exc:
         raise CallFailed(
-            f"timed out after {time.monotonic() - started:.1f}s", exit_code=None, stderr=_text(err)
+            f"timed out after {time.monotonic() - started:.1f}s", exit_code=None, stderr=_text(exc.stderr)
         ) from None
-    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+    except OutputTooLarge as exc:
+        raise CallFailed(str(exc), exit_code=None) from None
+    return subprocess.CompletedProcess(list(argv), done.returncode, done.stdout, done.stderr)
 
 
 def _text(data: bytes | None) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ConfigError
+from toolkit.formats.structured import loads_json
 from toolkit.systems.base import CallFailed, Hit, fill
 from toolkit.systems.parsers import Parser
 from toolkit.systems.transport import fetch
@@ -112,7 +113,7 @@ class HttpSystem:
         if self.parser.kind != "json":
             return self.parser.parse(text)
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except json.JSONDecodeError as exc:
             raise CallFailed(f"response is not JSON ({exc.msg})", exit_code=0, stderr=text) from None
         return self.parser.parse_data(data)

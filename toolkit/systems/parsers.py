@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.errors import ConfigError
+from toolkit.formats.structured import loads_json
 from toolkit.systems.base import CallFailed, Hit
 
 PARSERS = ("json", "regex", "lines", "tsv", "trec")
@@ -86,7 +87,7 @@ class Parser:
 
     def _json(self, text: str) -> list[Hit]:
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except json.JSONDecodeError as exc:
             raise CallFailed(
                 f"output is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"

@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import UsageError
-from toolkit.formats.manifest import write_manifest
-from toolkit.formats.run import write_run
+from toolkit.formats.manifest import write_with_manifest
+from toolkit.formats.run import format_run
 from toolkit.model import Run, Topic, TopicSet
 from toolkit.systems.base import CallFailed, Hit, System
 from toolkit.systems.preflight import PreflightResult
@@ -93,7 +93,7 @@ class RunResult:
 
     run: Run
     path: Path
-    manifest: Path
+    manifest: Path | None  # None: the output is not a regular file (/dev/null, a FIFO), so no manifest
     failures: tuple[Failure, ...]
     latency_p50_ms: float | None
     latency_p95_ms: float | None
@@ -328,7 +328,6 @@ def _finish(
         per_topic[outcome.query_id] = entry
     tag = run_tag or system.name
     run = Run(results=results, name=system.name, path=str(output), run_tag=tag)
-    write_run(run, output, run_tag=tag)
     failures = tuple(o.failure for o in outcomes if o.failure is not None)
     latencies = [o.latency_ms for o in outcomes if o.failure is None]
     p50, p95 = _percentile(latencies, 50), _percentile(latencies, 95)
@@ -353,7 +352,10 @@ def _finish(
         "per_topic": per_topic,
     }
     inputs = {"topics": topics.path} if topics.path else {}
-    manifest = write_manifest(output, kind="run", inputs=inputs, command=command, extra=extra, root=root)
+    text = format_run(run, run_tag=tag)
+    manifest = write_with_manifest(
+        output, text, kind="run", inputs=inputs, command=command, extra=extra, root=root
+    )
     empty = tuple(o.query_id for o in outcomes if not o.hits)
     return RunResult(
         run, output, manifest, failures, p50, p95, len(topics), asked, resumed, empty, preflight, pilot

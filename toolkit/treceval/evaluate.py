@@ -83,7 +83,7 @@ def trec_eval(options: Options) -> TrecEvalResult:
 
     try:
         # standard input read once, for either path, as a file is read: gunzipped, within the input limits
-        stdin = _read_stdin(options) if options.run == "-" else None
+        stdin = _read_stdin(options) if options.run_from_stdin else None
         result = fast_trec_eval(options, run_data=stdin)
         if result is not None:
             return result
@@ -107,8 +107,7 @@ def _read_stdin(options: Options) -> bytes:
     try:
         return read_bytes("<stdin>", stream=sys.stdin.buffer)
     except FormatError:
-        if options.qrels != "-":
-            read_qrels_as_trec_eval(options.qrels)
+        read_qrels_as_trec_eval(options.qrels)
         raise
 
 

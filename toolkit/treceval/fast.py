@@ -27,7 +27,7 @@ STAND_IN_DOC = b"ceci_nest_pas_un_docno"
 def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
     """The ``TrecEvalResult`` trec_eval prints, or None when only the reference loop can tell.
 
-    ``run_data``: standard input's bytes when the run is ``-``.
+    ``run_data``: standard input's bytes when the run comes from there (``Options.run_from_stdin``).
     """
     from toolkit.formats.qrels import read_judgment_columns
     from toolkit.formats.ranked import read_ranked
@@ -46,7 +46,7 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
         m.definition.name in ("runid", "num_q") or m.definition.name in vector.KERNELS for m in measures
     ):
         return None
-    if options.qrels == "-" or not options.qrels:
+    if not options.qrels:
         return None
     # Read as the reference loop reads them, in trec_eval's order (qrels, then run): the files named by the
     # bytes given (options hold them one character per byte), and an unreadable file or a limit passed is the
@@ -59,9 +59,9 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
     if len(qrels.grades) and int(qrels.grades.max()) >= MAX_LEVELS:
         return None  # the drop-in's own limit, which the reference loop reports
     del raw_qrels
-    if options.run == "-" and run_data is None:
+    if options.run_from_stdin and run_data is None:
         return None
-    if options.run == "-":
+    if options.run_from_stdin:
         fast = read_ranked("<stdin>", data=run_data, binary=True)
     else:
         fast = read_ranked(Path(os.fsdecode(options.run.encode("latin-1"))), binary=True)

@@ -48,6 +48,9 @@ LONG_OPTIONS: dict[str, tuple[str, bool]] = {  # name → (short equivalent, tak
     "Zscore": ("Z", True),
 }
 
+#: The range of a C ``int``: a relevance level beyond it is refused (``parse_options``).
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
 USAGE = "usage: trec-toolkit trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-m MEASURE]… QRELS RUN (see -h)"
 
 
@@ -78,6 +81,12 @@ class Options:
     version: bool = False
     marked: list[str] = field(default_factory=list)  # measure names marked by -m, in the order given
     arguments: list[tuple[str, str]] = field(default_factory=list)  # (measure, params) from -m name.params
+
+    @property
+    def run_from_stdin(self) -> bool:
+        """trec_eval's rule (``get_trec_results.c``): the run is read from standard input when its name's first
+        character is ``-`` (``-``, or ``-x`` after ``--``). The qrels name is always a file, ``-`` included."""
+        return self.run.startswith("-")
 
     def settings(self) -> Settings:
         return Settings(
@@ -157,6 +166,7 @@ def parse_options(argv: list[str]) -> Options:
     """trec_eval's options from ``argv`` (without the program name); ``TrecEvalError`` with its exit code."""
     options = Options()
     positional: list[str] = []
+    zscores: str | None = None
     for letter, value in _getopt([as_bytes_text(a) for a in argv], positional):
         raw = (value or "").encode("latin-1")
         if letter == "h":
@@ -191,18 +201,26 @@ def parse_options(argv: list[str]) -> Options:
                 f"-T {value}: the drop-in reads TREC run files only (trec_eval's -T trec_results)",
                 exit_code=2,
             )
-        elif letter == "Z":
-            raise TrecEvalError(
-                "-Z (z-scores) is not supported by the drop-in; use trec_eval itself", exit_code=2
-            )
+        elif letter == "Z":  # refused once the command line is known to be whole: trec_eval checks that first
+            zscores = value
     if options.help:
         return options
     if len(positional) != 2:
         raise _usage_error(f"expected 2 file names (QRELS RUN), found {len(positional)}")
     options.qrels, options.run = positional
+    if zscores is not None:
+        raise TrecEvalError(
+            f"-Z {zscores}: z-scores are not supported by the drop-in; use trec_eval itself", exit_code=2
+        )
     if options.max_docs < 0:
         raise TrecEvalError(
             f"-M {options.max_docs}: a negative number of docs per topic crashes trec_eval 10; use -M 0 or more",
+            exit_code=2,
+        )
+    if not INT_MIN <= options.relevance_level <= INT_MAX:
+        raise TrecEvalError(
+            f"-l {options.relevance_level}: a relevance level beyond a C int; trec_eval 10 reads its grade "
+            f"table that far for bpref and crashes; use a level from {INT_MIN} to {INT_MAX}",
             exit_code=2,
         )
     if not options.marked:

@@ -172,15 +172,15 @@ def write_truth(
     command: list[str] | None = None,
     details: Mapping[str, Any] | None = None,
     root: str | Path | None = None,
-) -> Path:
-    """Write the qrels (topic-set order, doc ids sorted) and the manifest beside them; returns the manifest.
+) -> Path | None:
+    """Write the qrels (topic-set order, doc ids sorted) and the manifest beside them (first); returns the
+    manifest (None when ``path`` is not a regular file: no manifest).
 
     ``root`` is the folder relative input paths are under (the workspace), for the manifest's input hashes.
     """
-    from toolkit.formats.manifest import write_manifest
-    from toolkit.formats.qrels import write_qrels
+    from toolkit.formats.manifest import write_with_manifest
+    from toolkit.formats.qrels import format_qrels
 
-    write_qrels(result.qrels, path)
     inputs: dict[str, str | Path] = {"topics": topics.path} if topics.path else {}
     inputs.update(sources or {})
     extra = {
@@ -195,4 +195,6 @@ def write_truth(
         **result.summary(),
         **(details or {}),
     }
-    return write_manifest(path, kind="qrels", inputs=inputs, command=command, extra=extra, root=root)
+    return write_with_manifest(
+        path, format_qrels(result.qrels), kind="qrels", inputs=inputs, command=command, extra=extra, root=root
+    )

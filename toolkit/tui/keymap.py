@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import ConfigError
+from toolkit.formats.structured import loads_toml
 
 #: binding id → (default keys, action, footer description)
 ACTIONS: dict[str, tuple[str, str, str]] = {
@@ -68,7 +69,7 @@ def load_keymap(
         keymap.update(_validate(table, grades, "toolkit.toml [judge.keys]"))
     if keys_file is not None:
         try:
-            data = tomllib.loads(Path(keys_file).read_text(encoding="utf-8"))
+            data = loads_toml(Path(keys_file).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"{keys_file}: key file not found") from None
         except tomllib.TOMLDecodeError as exc:

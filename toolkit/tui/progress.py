@@ -210,6 +210,13 @@ class ProgressApp(App[None]):
                 f"Pool: round {pool.round}, {pool.pooled} items; the round queued {pool.new_round} "
                 f"({pool.new_round_unassigned} unassigned); unassigned overall: {pool.unassigned}\n"
             )
+        if report.budget is not None:
+            b = report.budget
+            rate = "–" if b.per_judgment is None else f"{b.per_judgment:.2f}"
+            text.append(
+                f"Budget ({b.budget}, rounds {', '.join(map(str, b.rounds))}): {b.judged} of {b.selected} "
+                f"selected documents judged ({b.spent:.0%}); {b.relevant} relevant found, {rate} per judgment\n"
+            )
         limit = f"{report.fast_below_ms / 1000:g} s"
         if report.fast:
             listed = ", ".join(

@@ -24,8 +24,10 @@ from toolkit.judging.dump import CampaignDump, canonical_dump
 from toolkit.judging.records import (
     CampaignTopic,
     Document,
+    Inclusion,
     Item,
     LogEvent,
+    OrderStep,
     PoolItem,
     Provenance,
     RoundInfo,
@@ -132,7 +134,7 @@ class SQLStore(CampaignStore):
         for row in rows:
             values = list(row)
             for i in positions:
-                values[i] = bool(values[i])
+                values[i] = None if values[i] is None else bool(values[i])  # a nullable flag stays NULL
             out.append(record(*values))
         return out
 
@@ -250,6 +252,28 @@ class SQLStore(CampaignStore):
         found = self._read(Provenance, "provenance", rows)
         return sorted(found, key=lambda p: (p.round, p.query_id, p.rank, p.run, p.doc_id))
 
+    def order_steps(self, round: int | None = None) -> list[OrderStep]:
+        if self._columns_of("order_steps") is None:
+            return []
+        where, params = (f"WHERE round = {self.dialect.mark}", (round,)) if round is not None else ("", ())
+        rows = self._rows(
+            f"SELECT {self._fields_of(OrderStep, 'order_steps')} FROM order_steps {where} "
+            "ORDER BY round, query_id, step",
+            params,
+        )
+        return self._read(OrderStep, "order_steps", rows)
+
+    def inclusion(self, round: int | None = None) -> list[Inclusion]:
+        if self._columns_of("inclusion") is None:
+            return []
+        where, params = (f"WHERE round = {self.dialect.mark}", (round,)) if round is not None else ("", ())
+        rows = self._rows(
+            f"SELECT {self._fields_of(Inclusion, 'inclusion')} FROM inclusion {where} "
+            "ORDER BY round, query_id, doc_id",
+            params,
+        )
+        return self._read(Inclusion, "inclusion", rows)
+
     def rounds(self) -> list[RoundInfo]:
         rows = self._rows(f"SELECT {self._fields_of(RoundInfo, 'rounds')} FROM rounds ORDER BY round")
         runs = _fields(RoundInfo).index("runs")  # JSON; NULL where the reader may not see runs (an assessor)
@@ -333,6 +357,8 @@ class SQLStore(CampaignStore):
         snapshots: Iterable[Document],
         skipped: int,
         params: Mapping[str, Any] | None = None,
+        steps: Sequence[OrderStep] = (),
+        inclusion: Sequence[Inclusion] = (),
     ) -> int:
         with self.transaction() as tx:
             row = tx.execute("SELECT COALESCE(MAX(round), 0) + 1 FROM rounds", ()).fetchone()
@@ -363,6 +389,15 @@ class SQLStore(CampaignStore):
             tx.executemany(
                 insert(self.dialect, "pool_items", ("query_id", "doc_id", "round", "stale"), upsert=True),
                 [(q, d, number, (q, d) in stale_set) for q, d in queued],
+            )
+            step_columns = _fields(OrderStep)
+            tx.executemany(
+                insert(self.dialect, "order_steps", step_columns),
+                [(number, *dataclasses.astuple(st)[1:]) for st in steps],
+            )
+            tx.executemany(
+                insert(self.dialect, "inclusion", _fields(Inclusion)),
+                [(number, *dataclasses.astuple(i)[1:]) for i in inclusion],
             )
             self._write_snapshots(tx, number, now, snapshots)
             return number

@@ -239,6 +239,36 @@ TABLES: tuple[Table, ...] = (
         append_only=True,
     ),
     Table(
+        "order_steps",
+        (
+            Column("round", INTEGER),
+            Column("query_id", TEXT),
+            Column("step", INTEGER),
+            Column("run", TEXT),
+            Column("rank", INTEGER),
+            Column("doc_id", TEXT),
+            Column("cost", INTEGER),
+            Column("known", FLAG, null=True),
+        ),
+        key=("round", "query_id", "step"),
+        readers=ORGANISERS,
+        since=5,
+    ),
+    Table(
+        "inclusion",
+        (
+            Column("round", INTEGER),
+            Column("query_id", TEXT),
+            Column("doc_id", TEXT),
+            Column("probability", REAL),
+            Column("stratum", TEXT),
+        ),
+        key=("round", "query_id", "doc_id"),
+        readers=ORGANISERS,
+        checks=("probability > 0 AND probability <= 1",),
+        since=5,
+    ),
+    Table(
         "logins",
         (
             Column("login", TEXT),

@@ -347,6 +347,25 @@ BEYOND: tuple[MeasureDef, ...] = (
         in_trec_eval=False,
         about="expected reciprocal rank (gdeval's grade scale 0–4)",
     ),
+    # Inferred measures: estimated from a sampled pool's qrels with inclusion probabilities (five columns), by
+    # ``toolkit.scoring.inferred``, with a variance and an interval; a ranked relevance list has no
+    # probabilities, so the calc only says where they are computed.
+    MeasureDef(
+        "statAP",
+        _other_format("statAP", "probs"),
+        rel_format="probs",
+        in_trec_eval=False,
+        about="AP estimated from a sampled pool (Pavlu & Aslam 2007; an estimate, with an interval)",
+    ),
+    MeasureDef(
+        "infNDCG",
+        _other_format("infNDCG", "probs"),
+        LONG_CUTOFFS,
+        (),
+        rel_format="probs",
+        in_trec_eval=False,
+        about="nDCG@k estimated from a sampled pool (Yilmaz, Kanoulas & Aslam 2008; an estimate, with an interval)",
+    ),
 )
 
 #: Every measure: trec_eval's table, then the measures it lacks.
