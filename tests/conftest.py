@@ -26,6 +26,13 @@ from pathlib import Path
 
 import pytest
 
+# The run fails loudly when /dev/null stops being the null device (helpers/devnull_guard.py says why).
+from helpers.devnull_guard import (  # noqa: F401 (hooks: pytest finds them by name)
+    pytest_runtest_teardown,
+    pytest_sessionfinish,
+    pytest_sessionstart,
+)
+
 REPO = Path(__file__).resolve().parents[1]
 TARBALL = "trec_eval-10-src.tar.gz"
 RELATIVE_SOURCE = Path("shared") / "conformance" / "trec_eval" / "src"

@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,20 +27,17 @@ def toolkit(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedP
     )
 
 
-def test_example_campaign_is_ready_to_judge_in_seconds(cache: dict[str, str], workspace_copy: Path) -> None:
+def test_example_campaign_is_ready_to_judge(cache: dict[str, str], workspace_copy: Path) -> None:
     # the console script by a relative path, as the README's `.venv/bin/trec-toolkit`: the next step printed
     # is that same command, ready to paste
     script = os.path.relpath(Path(sys.executable).parent / "trec-toolkit", workspace_copy)
-    start = time.monotonic()
     done = subprocess.run(
         [script, "example", "campaign"], cwd=workspace_copy, env=cache, capture_output=True, text=True
     )
-    elapsed = time.monotonic() - start
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Round 1: 61 topics, ") and lines[0].endswith("-> judging/stdlib.sqlite")
     assert lines[-1] == f"Judge it:  {script} judge judging/stdlib.sqlite --assessor alice"
-    assert elapsed < 30, f"example campaign took {elapsed:.1f} s"  # ~1 s on an idle machine
     with CampaignStore.open(workspace_copy / "judging" / "stdlib.sqlite") as store:
         assert store.assignees() == ["alice", "bob"]
         assert recorded_policy(store) == AssignPolicy(("alice", "bob"), 0.2, 0)

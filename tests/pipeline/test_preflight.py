@@ -32,7 +32,7 @@ if not index.exists():
     print("build it first", file=sys.stderr)
     sys.exit(4)
 if index.read_text().strip() == "hang":
-    time.sleep(30)
+    time.sleep(300)
 print("index: " + index.read_text().strip())
 print("docs: 2")
 """
@@ -94,7 +94,9 @@ def test_a_preflight_that_hangs_stops_at_the_timeout(ws: Path) -> None:
     (ws / "index.txt").write_text("hang\n")
     started = time.monotonic()
     result = invoke("run", "a", "--timeout", "1")
-    assert time.monotonic() - started < 10
+    assert (
+        time.monotonic() - started < 150
+    )  # the check (sleeping 300 s) is stopped at the timeout, not waited for
     assert result.exit_code == 1
     assert result.stderr.startswith(
         "Error: system 'a': pre-flight `{python} check.py a` failed: timed out after 1."
