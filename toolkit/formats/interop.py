@@ -40,7 +40,7 @@ import numbers
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -303,22 +303,30 @@ def _records(
         yield index, item
 
 
-def run_from_records(records: Iterable[Any], *, where: str, name: str) -> Run:
-    """Records with ``query_id, doc_id, score`` (ir_measures ``ScoredDoc``, ir_datasets scoreddocs)."""
-    results: dict[str, dict[str, float]] = {}
-    for index, item in _records(records, where, ("query_id", "doc_id", "score"), "ScoredDoc"):
+def _nested(
+    records: Iterable[Any], where: str, value: str, kind: str, duplicate: str, read: Callable[..., Any]
+) -> dict[str, dict[str, Any]]:
+    """``query_id → doc_id → value`` from records with fields ``query_id, doc_id`` and ``value``: runs and
+    qrels differ only in the value's field, how it is read and what a repeated pair is called."""
+    nested: dict[str, dict[str, Any]] = {}
+    for index, item in _records(records, where, ("query_id", "doc_id", value), kind):
         try:
-            raw_q, raw_d, raw_s = item.query_id, item.doc_id, item.score
+            raw_q, raw_d, raw_v = item.query_id, item.doc_id, getattr(item, value)
         except AttributeError:
-            raise FormatError(where, index, f"item is {_describe(item)}, not a ScoredDoc") from None
+            raise FormatError(where, index, f"item is {_describe(item)}, not a {kind}") from None
         q = _text_id(raw_q, where, index, "query_id")
         d = _text_id(raw_d, where, index, "doc_id")
-        docs = results.setdefault(q, {})
+        docs = nested.setdefault(q, {})
         if d in docs:
-            raise FormatError(
-                where, index, f"duplicate doc {d!r} for query {q!r}; each doc may appear once per query"
-            )
-        docs[d] = _score(raw_s, where, index, f"query {q!r}, doc {d!r}")
+            raise FormatError(where, index, duplicate.format(d=d, q=q))
+        docs[d] = read(raw_v, where, index, f"query {q!r}, doc {d!r}")
+    return nested
+
+
+def run_from_records(records: Iterable[Any], *, where: str, name: str) -> Run:
+    """Records with ``query_id, doc_id, score`` (ir_measures ``ScoredDoc``, ir_datasets scoreddocs)."""
+    duplicate = "duplicate doc {d!r} for query {q!r}; each doc may appear once per query"
+    results = _nested(records, where, "score", "ScoredDoc", duplicate, _score)
     if not results:
         raise FormatError(where, None, "empty run: no results")
     return Run(results=results, name=name)
@@ -326,20 +334,8 @@ def run_from_records(records: Iterable[Any], *, where: str, name: str) -> Run:
 
 def qrels_from_records(records: Iterable[Any], *, where: str, name: str) -> Qrels:
     """Records with ``query_id, doc_id, relevance`` (ir_measures ``Qrel``, ir_datasets ``qrels_iter()``)."""
-    judgments: dict[str, dict[str, int]] = {}
-    for index, item in _records(records, where, ("query_id", "doc_id", "relevance"), "Qrel"):
-        try:
-            raw_q, raw_d, raw_r = item.query_id, item.doc_id, item.relevance
-        except AttributeError:
-            raise FormatError(where, index, f"item is {_describe(item)}, not a Qrel") from None
-        q = _text_id(raw_q, where, index, "query_id")
-        d = _text_id(raw_d, where, index, "doc_id")
-        docs = judgments.setdefault(q, {})
-        if d in docs:
-            raise FormatError(
-                where, index, f"duplicate judgment of doc {d!r} for query {q!r}; keep one per (query, doc)"
-            )
-        docs[d] = _grade(raw_r, where, index, f"query {q!r}, doc {d!r}")
+    duplicate = "duplicate judgment of doc {d!r} for query {q!r}; keep one per (query, doc)"
+    judgments = _nested(records, where, "relevance", "Qrel", duplicate, _grade)
     if not judgments:
         raise FormatError(where, None, "empty qrels: no judgments")
     return Qrels(judgments=judgments, name=name)

@@ -82,6 +82,18 @@ __all__ = [
 TESTS: tuple[str, ...] = ("randomization", "t", "wilcoxon")
 
 
+def declared_pvalue(
+    test: str, t: TTest, wilcoxon: Wilcoxon, randomization: RandomizationResult
+) -> float | None:
+    """The declared test's p-value, for every result that carries all three: one rule, so a pair and the
+    same pair in the all-pairs family can never read different tests."""
+    if test == "t":
+        return t.pvalue
+    if test == "wilcoxon":
+        return wilcoxon.pvalue
+    return randomization.pvalue
+
+
 @dataclass(frozen=True)
 class PairedResult:
     """Paired comparison of two runs on one measure; ``diffs`` are per topic, in ``topics`` order.
@@ -126,11 +138,7 @@ class PairedResult:
     @property
     def pvalue(self) -> float | None:
         """The p-value decisions use: the declared test's (None only when the t test is undefined)."""
-        if self.test == "t":
-            return self.t.pvalue
-        if self.test == "wilcoxon":
-            return self.wilcoxon.pvalue
-        return self.randomization.pvalue
+        return declared_pvalue(self.test, self.t, self.wilcoxon, self.randomization)
 
     @property
     def decision_p(self) -> float | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.stats.buckets import RankOutcome
 from toolkit.stats.location import Interval, TTest, Wilcoxon
-from toolkit.stats.paired import PairedResult
+from toolkit.stats.paired import PairedResult, declared_pvalue
 from toolkit.stats.preference import PreferenceResult
 from toolkit.stats.randomization import RandomizationResult
 
@@ -106,11 +106,7 @@ class PairwiseResult:
 
     @property
     def pvalue(self) -> float | None:
-        if self.test == "t":
-            return self.t.pvalue
-        if self.test == "wilcoxon":
-            return self.wilcoxon.pvalue
-        return self.randomization.pvalue
+        return declared_pvalue(self.test, self.t, self.wilcoxon, self.randomization)
 
 
 @dataclass(frozen=True)

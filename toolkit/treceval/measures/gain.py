@@ -66,41 +66,48 @@ def setup_gains(pairs: Pairs, rr: ResRels) -> Gains:
     return Gains(table)
 
 
+class IdealGains:
+    """The ideal ranking's gain, position by position: gain_init.c's walk down the sorted gain table, each
+    level repeated as many times as the topic has judged docs at it. Every graded measure steps it the same
+    way; writing the walk once keeps the ports from drifting apart."""
+
+    def __init__(self, table: list[Gain]) -> None:
+        self.table = table
+        self.level = len(table) - 1
+        self.at_level = 0
+        self.gain = table[self.level].gain if self.level >= 0 else 0.0
+
+    def step(self) -> float:
+        """The ideal gain at the next position (0 once the table is spent)."""
+        self.at_level += 1
+        while self.level >= 0 and self.at_level > self.table[self.level].num_at_level:
+            self.at_level = 1
+            self.level -= 1
+            self.gain = self.table[self.level].gain if self.level >= 0 else 0.0
+        return self.gain
+
+
+def ideal_gains(table: list[Gain]) -> list[float]:
+    """The positive ideal gains from rank 1 on: trec_eval sums the ideal ranking while its gain is positive,
+    whatever the length of the run, so the sums below add the same terms in the same order as its loops."""
+    ideal = IdealGains(table)
+    out: list[float] = []
+    while ideal.gain > 0.0:
+        if ideal.step() > 0.0:
+            out.append(ideal.gain)
+    return out
+
+
 def _dcg(epi: Settings, rr: ResRels, pairs: Pairs) -> tuple[float, float]:
     """m_ndcg.c: (dcg of the ranking, dcg of the ideal ranking), log2 discount from rank 1."""
     gains = setup_gains(pairs, rr)
-    table = gains.table
     results_dcg = ideal_dcg = 0.0
-    level = len(table) - 1
-    ideal_gain = table[level].gain if level >= 0 else 0.0
-    at_level = 0
-    i = 0
-    while i < rr.num_ret and ideal_gain > 0.0:
+    for i in range(rr.num_ret):
         gain = gains.get(rr.rel_list[i])
         if gain != 0:
             results_dcg += div(gain, log2(i + 2.0))
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
-        if ideal_gain > 0.0:
-            ideal_dcg += div(ideal_gain, log2(i + 2.0))
-        i += 1
-    while i < rr.num_ret:
-        gain = gains.get(rr.rel_list[i])
-        if gain != 0:
-            results_dcg += div(gain, log2(i + 2.0))
-        i += 1
-    while ideal_gain > 0.0:
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
-        if ideal_gain > 0.0:
-            ideal_dcg += div(ideal_gain, log2(i + 2.0))
-        i += 1
+    for i, ideal_gain in enumerate(ideal_gains(gains.table)):
+        ideal_dcg += div(ideal_gain, log2(i + 2.0))
     return results_dcg, ideal_dcg
 
 
@@ -121,49 +128,23 @@ def calc_ideal_dcg(epi: Settings, rr: ResRels, pairs: Pairs) -> list[Any]:
 
 
 def calc_ndcg_rel(epi: Settings, rr: ResRels, pairs: Pairs) -> list[Any]:
-    """m_ndcg_rel.c: nDCG averaged over the ranks of the relevant docs."""
+    """m_ndcg_rel.c: nDCG averaged over the ranks of the relevant docs (the ideal dcg so far at each)."""
     gains = setup_gains(pairs, rr)
-    table = gains.table
-    results_dcg = ideal_dcg = total = 0.0
-    num_rel_ret = num_rel = 0
-    level = len(table) - 1
-    ideal_gain = table[level].gain if level >= 0 else 0.0
-    at_level = 0
-    i = 0
-    while i < rr.num_ret and ideal_gain > 0.0:
-        gain = gains.get(rr.rel_list[i])
-        if gain != 0:
-            results_dcg += div(gain, log2(i + 2.0))
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
-        if ideal_gain > 0.0:
-            num_rel += 1
-            ideal_dcg += div(ideal_gain, log2(i + 2.0))
-        if gain > 0:
-            total += div(results_dcg, ideal_dcg)
-            num_rel_ret += 1
-        i += 1
-    while i < rr.num_ret:
+    prefix: list[float] = []  # the ideal dcg through each position while the ideal gain is positive
+    ideal_dcg = 0.0
+    for i, ideal_gain in enumerate(ideal_gains(gains.table)):
+        ideal_dcg += div(ideal_gain, log2(i + 2.0))
+        prefix.append(ideal_dcg)
+    num_rel = len(prefix)
+    results_dcg = total = 0.0
+    num_rel_ret = 0
+    for i in range(rr.num_ret):
         gain = gains.get(rr.rel_list[i])
         if gain != 0:
             results_dcg += div(gain, log2(i + 2.0))
         if gain > 0:
-            total += div(results_dcg, ideal_dcg)
+            total += div(results_dcg, prefix[i] if i < num_rel else ideal_dcg)
             num_rel_ret += 1
-        i += 1
-    while ideal_gain > 0.0:
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
-        if ideal_gain > 0.0:
-            num_rel += 1
-            ideal_dcg += div(ideal_gain, log2(i + 2.0))
-        i += 1
     total += div(float(num_rel - num_rel_ret) * results_dcg, ideal_dcg)
     return [div(total, num_rel) if total > 0.0 else 0.0]
 
@@ -173,21 +154,14 @@ def calc_Rndcg(epi: Settings, rr: ResRels, pairs: Pairs) -> list[Any]:
     gains = setup_gains(pairs, rr)
     if rr.num_rel == 0:
         return [0.0]
-    table = gains.table
+    ideal = IdealGains(gains.table)
     results_dcg = ideal_dcg = total = 0.0
     changed = 0
-    level = len(table) - 1
-    ideal_gain = table[level].gain if level >= 0 else 0.0
-    old_ideal_gain = ideal_gain
-    at_level = 0
+    old_ideal_gain = ideal.gain
     i = 0
-    while i < rr.num_ret and ideal_gain > 0.0:
+    while i < rr.num_ret and ideal.gain > 0.0:
         gain = gains.get(rr.rel_list[i])
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
+        ideal_gain = ideal.step()
         if old_ideal_gain != ideal_gain:
             if ideal_dcg > 0.0:
                 total += div(results_dcg, ideal_dcg)
@@ -207,12 +181,8 @@ def calc_Rndcg(epi: Settings, rr: ResRels, pairs: Pairs) -> list[Any]:
         if ideal_dcg > 0.0:
             total += div(results_dcg, ideal_dcg)
             changed += 1
-    while ideal_gain > 0.0:
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
+    while ideal.gain > 0.0:
+        ideal_gain = ideal.step()
         if old_ideal_gain != ideal_gain:
             if ideal_dcg > 0.0:
                 total += div(results_dcg, ideal_dcg)
@@ -271,43 +241,19 @@ def calc_ndcg_cut(epi: Settings, rr: ResRels, cutoffs: Sequence[int]) -> list[An
 def calc_G(epi: Settings, rr: ResRels, pairs: Pairs) -> list[Any]:
     """m_G.c: Sakai's G, gain discounted by log2 of the cost so far over the gain so far."""
     gains = setup_gains(pairs, rr)
-    table = gains.table
-    results_g = sum_results = sum_ideal = sum_cost = 0.0
+    ideal = ideal_gains(gains.table)
+    results_g = sum_results = sum_cost = 0.0
     min_cost = 1.0
-    level = len(table) - 1
-    ideal_gain = table[level].gain if level >= 0 else 0.0
-    at_level = 0
-    i = 0
-    while i < rr.num_ret and ideal_gain > 0.0:
+    for i in range(rr.num_ret):
         gain = gains.get(rr.rel_list[i])
         sum_results += gain
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
-        if ideal_gain > 0.0:
-            sum_ideal += ideal_gain
+        ideal_gain = ideal[i] if i < len(ideal) else 0.0
         sum_cost += ideal_gain if ideal_gain >= min_cost else min_cost
         if gain != 0:
             results_g += div(gain, log2(2 + sum_cost - sum_results))
-        i += 1
-    while i < rr.num_ret:
-        gain = gains.get(rr.rel_list[i])
-        sum_results += gain
-        sum_cost += min_cost
-        if gain != 0:
-            results_g += div(gain, log2(2 + sum_cost - sum_results))
-        i += 1
-    while ideal_gain > 0.0:
-        at_level += 1
-        while level >= 0 and at_level > table[level].num_at_level:
-            at_level = 1
-            level -= 1
-            ideal_gain = table[level].gain if level >= 0 else 0.0
-        if ideal_gain > 0.0:
-            sum_ideal += ideal_gain
-        i += 1
+    sum_ideal = 0.0
+    for ideal_gain in ideal:
+        sum_ideal += ideal_gain
     return [div(results_g, sum_ideal) if sum_ideal > 0.0 else 0.0]
 
 
