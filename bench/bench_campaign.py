@@ -15,19 +15,28 @@ next item, the organiser's progress report, the live kappa of every pair, and th
 disagreements. Nothing here may grow faster than the campaign; the printed times say whether it does
 (run with ``--topics 1000`` and ``--topics 3000``: every row should scale by about 3).
 
-Usage: ``.venv/bin/python bench/bench_campaign.py [--topics 3000]``. The machine may be shared: other
-processes change the absolute numbers.
+With ``--pg URL`` (a PostgreSQL server prepared by ``campaign setup`` for the URL's login) the campaign is
+then copied there (``campaign copy``) and the reads are timed again on PostgreSQL: both exports,
+``judgments export`` and the read models. The goal (issue 26.4): ``export`` and the organiser's progress
+report ≤ 2 s each at 171,000 items on both backends. The CPU column is the client's: PostgreSQL's own work
+is in the wall time only. The campaign is dropped from the server afterwards.
+
+Usage: ``.venv/bin/python bench/bench_campaign.py [--topics 3000] [--pg postgresql://user@host:port/db]``
+(the password from ``PGPASSWORD``). The machine may be shared: other processes change the absolute numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pool import generate, timed  # noqa: E402
@@ -75,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, default=3000)
     parser.add_argument("--keep", type=Path, help="build the campaign in this (new) folder and keep it")
+    parser.add_argument("--pg", help="also time the reads on a copy on this PostgreSQL server (a URL)")
     args = parser.parse_args()
     cli = [sys.executable, "-m", "toolkit"]
     with tempfile.TemporaryDirectory(prefix="bench-campaign-") as tmp:
@@ -113,16 +123,50 @@ def main() -> None:
         )
         step("judgments export", "judgments", "export", str(campaign), "-o", "current.tsv")
         step("judgments export --log", "judgments", "export", str(campaign), "--log", "-o", "log.tsv")
-        started = time.perf_counter()
-        models = json.loads(timed([sys.executable, "-c", READ_MODELS, str(campaign)], folder)[3])
-        print(f"  read models in one process ({time.perf_counter() - started:.1f} s with start-up)")
-        print(f"\n{args.topics:,} topics, {lines // 2:,} pool items, {lines:,} judgments\n")
+        models = {"SQLite": read_models(str(campaign), folder)}
+        if args.pg:
+            models["PostgreSQL"] = on_postgresql(args.pg, campaign, step)
+        print(f"\n{args.topics:,} topics, {lines // 2:,} pool items, {lines:,} judgments")
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
         print("| step | wall (s) | CPU (s) | peak RSS (MB) |\n|---|---:|---:|---:|")
         for name, wall, cpu, rss in rows:
             print(f"| {name} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
-        print("\n| read model (in process) | time (s) |\n|---|---:|")
-        for name, seconds in models.items():
-            print(f"| {name} | {seconds:.3f} |")
+        backends = list(models)
+        print(f"\n| read model (in process) | {' | '.join(f'{b} (s)' for b in backends)} |")
+        print(f"|---|{'---:|' * len(backends)}")
+        for name in models["SQLite"]:
+            print(f"| {name} | {' | '.join(f'{models[b][name]:.3f}' for b in backends)} |")
+
+
+def read_models(location: str, folder: Path) -> dict[str, float]:
+    started = time.perf_counter()
+    models: dict[str, float] = json.loads(timed([sys.executable, "-c", READ_MODELS, location], folder)[3])
+    print(f"  read models in one process ({time.perf_counter() - started:.1f} s with start-up)", flush=True)
+    return models
+
+
+def on_postgresql(server: str, campaign: Path, step: Any) -> dict[str, float]:
+    """Copy the campaign to ``server``, time the reads there, drop it."""
+    import psycopg
+    from psycopg import sql
+
+    from toolkit.judging.postgres import setup_campaigns
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    parsed = parse_campaign_url(server, campaign_required=False)
+    setup_campaigns(server, organisers=[parsed.user] if parsed.user else [], assessors=[])
+    name = f"bench_{uuid.uuid4().hex[:12]}"
+    url = f"{server}{'&' if '?' in server else '?'}campaign={name}"
+    try:
+        step("campaign copy to PostgreSQL", "campaign", "copy", str(campaign), url)
+        pg = "(PostgreSQL)"
+        step(f"export --policy majority {pg}", "export", url, "--policy", "majority", "-o", "pm.qrels")
+        step(f"export --policy adjudicated {pg}", "export", url, "--policy", "adjudicated", "-o", "pa.qrels")
+        step(f"judgments export {pg}", "judgments", "export", url, "-o", "pcurrent.tsv")
+        return read_models(url, campaign.parent)
+    finally:
+        with psycopg.connect(parsed.conninfo, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
 
 
 if __name__ == "__main__":

@@ -228,7 +228,7 @@ def test_assessor_names_are_trimmed_and_near_duplicates_warned(ws: Path) -> None
                 "c.sqlite",
             ],
             2,
-            "Error: --budget applies to --strategy mtf only\n",
+            "Error: --budget applies to --strategy mtf, maxmean or sample only\n",
         ),
         (
             ["pool", "a.run", "a.run", "--topics", "topics.tsv", "--docs", "docs.jsonl", "-o", "c.sqlite"],

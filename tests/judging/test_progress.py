@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.judging.progress import assessor_totals, progress_report
-from toolkit.judging.records import ProgressRow
+from toolkit.judging.progress import progress_report
 from toolkit.judging.store import CampaignStore
 
 #: alice and bob on the four items of the campaign (q1 d1, q1 d2, 401 d3, 401 d1): spreads 3, 1, 0, 2.
@@ -40,14 +39,18 @@ def test_report_counts_medians_and_disagreements(location: Path | str, make_camp
     assert report.stale == ()
 
 
-def test_totals_take_the_median_of_decisions_not_of_topic_medians() -> None:
-    rows = [
-        ProgressRow("a", "q1", 3, 3, 0, 0, 0, 10.0),
-        ProgressRow("a", "q2", 1, 1, 0, 0, 0, 1000.0),
-    ]
-    # decisions 5, 10, 15 in q1 and 1000 in q2: median of the four = 12.5 (median of medians would be 505)
-    (total,) = assessor_totals(rows, {"a": [5, 10, 15, 1000]})
+def test_totals_take_the_median_of_decisions_not_of_topic_medians(
+    location: Path | str, make_campaign
+) -> None:
+    pool = [("q1", "d1"), ("q1", "d2"), ("q1", "d3"), ("401", "d1")]
+    with CampaignStore.open(make_campaign(location, pool=pool, assessors=("a",))) as store:
+        for (query_id, doc_id), ms in zip(pool, (5, 10, 15, 1000), strict=True):
+            store.record("a", query_id, doc_id, grade=1, duration_ms=ms)
+        report = progress_report(store)
+    # decisions 5, 10, 15 in q1 and 1000 in 401: median of the four = 12.5 (median of medians would be 505)
+    (total,) = report.totals
     assert (total.assigned, total.judged, total.remaining, total.median_ms) == (4, 4, 0, 12.5)
+    assert [r.median_ms for r in report.progress] == [10.0, 1000.0]
 
 
 def test_organiser_report_times_gold_accuracy_and_fast_grades(tmp_path: Path, make_campaign) -> None:

@@ -33,7 +33,7 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     """
     if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
         return read_irds_qrels(path, name=name)
-    _refuse_campaign(path)
+    refuse_campaign(path)
     columns = read_judgment_columns(path)
     if columns is not None and not columns.duplicates:
         return Qrels(judgments=JudgmentsView(columns), name=name or qrels_name(path), path=str(path))
@@ -90,7 +90,7 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
     return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
 
 
-def _refuse_campaign(path: str | Path) -> None:
+def refuse_campaign(path: str | Path) -> None:
     """A judging campaign (an SQLite file) passed where qrels belong: say how to get qrels out of it."""
     try:
         with open(path, "rb") as handle:

@@ -99,7 +99,11 @@ def write_sampled_qrels(sampled: SampledQrels, path: str | Path) -> None:
 
 
 def has_probabilities(path: str | Path) -> bool:
-    """Whether the first data line of a qrels file has five columns (the ``.probs`` layout)."""
+    """Whether the first data line of a qrels file has five columns (the ``.probs`` layout). A campaign given
+    as qrels is told to export first here, before its bytes are read as text."""
+    from toolkit.formats.qrels import refuse_campaign
+
+    refuse_campaign(path)
     for _number, parts in iter_trec_fields(path):
         return len(parts) == 5
     return False

@@ -182,10 +182,8 @@ class AdjudicationSession:
 def _shared_items(store: CampaignStore) -> bool:
     """Some item has grades from two or more assessors (they may all agree)."""
     seen: set[tuple[str, str]] = set()
-    for j in store.current_judgments():
-        if j.action != "judge":
-            continue
-        key = (j.query_id, j.doc_id)
+    for query_id, doc_id, *_ in store.current_grades():
+        key = (query_id, doc_id)
         if key in seen:
             return True
         seen.add(key)

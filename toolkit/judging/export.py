@@ -29,6 +29,7 @@ reaching the qrels.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from toolkit.errors import StoreError, UsageError
 from toolkit.formats.names import assessor_problem
-from toolkit.judging.records import LogEvent
+from toolkit.judging.queries import Grade
+from toolkit.judging.records import CampaignTopic, LogEvent
 from toolkit.judging.store import CampaignStore, EventFacts, event_problem
 from toolkit.model import Qrels
 
@@ -133,52 +135,69 @@ class ExportResult:
         }
 
 
-def check_log(store: CampaignStore, events: list[LogEvent] | None = None) -> None:
+def check_log(store: CampaignStore) -> None:
     """Raise ``StoreError`` naming the first log event the campaign's rules refuse (``event_problem``): a
     grade off the scale, a topic or document the campaign does not hold, an assessor name with control or
-    bidi characters, an undo of nothing its assessor decided on that item."""
-    events = store.log() if events is None else events
+    bidi characters, an undo of nothing its assessor decided on that item.
+
+    The database names the events that may break a rule (``CampaignStore.log_suspects``: none, on a log the
+    toolkit wrote), and each is judged here by the rules themselves, in log order; so checking a log of real
+    size costs one query, not a record per event."""
+    suspects = {e.event_id: e for e in store.log_suspects()}
+    for name in store.log_assessors():
+        if assessor_problem(name):
+            first = store.events(assessor=name)[0]
+            suspects[first.event_id] = first
     grades = store.grades()
-    topics = {t.query_id: t for t in store.topics()}
-    items = {(p.query_id, p.doc_id) for p in store.pool_items()} | set(store.gold())
-    documents = set(store.latest_hashes())
-    seen: dict[int, LogEvent] = {}
-    for event in events:
-        key = (event.query_id, event.doc_id)
-        facts = EventFacts(grades, topics.get(event.query_id), key in items or event.doc_id in documents)
-        problem = assessor_problem(event.assessor) or event_problem(
-            event.action, event.grade, event.query_id, event.doc_id, facts
-        )
-        if problem is None and event.action == "undo":
-            target = seen.get(event.undoes or 0)
-            if target is None or target.action == "undo" or _item(target) != _item(event):
-                problem = f"an undo of event {event.undoes}, which is not a decision of {event.assessor!r} on this item"
+    for event_id in sorted(suspects):
+        event = suspects[event_id]
+        problem = _problem(store, event, grades)
         if problem:
             raise StoreError(
                 f"{store.location}: judgment log event {event.event_id} breaks the campaign's rules ({problem}); "
                 "it was written around the toolkit, so nothing was exported — check who wrote it "
                 "(`trec-toolkit judgments export --log`)"
             )
-        seen[event.event_id] = event
 
 
-def _item(event: LogEvent) -> tuple[str, str, str]:
-    return (event.assessor, event.query_id, event.doc_id)
+def _problem(store: CampaignStore, event: LogEvent, grades: Mapping[int, str]) -> str | None:
+    """Why the rules refuse ``event`` (None: they do not)."""
+    try:
+        topic: CampaignTopic | None = store.topic(event.query_id)
+    except StoreError:
+        topic = None
+    facts = EventFacts(grades, topic, store.knows_document(event.query_id, event.doc_id))
+    problem = assessor_problem(event.assessor) or event_problem(
+        event.action, event.grade, event.query_id, event.doc_id, facts
+    )
+    if problem is None and event.action == "undo":
+        same_item = store.events(assessor=event.assessor, query_id=event.query_id, doc_id=event.doc_id)
+        target = next(
+            (e for e in same_item if e.event_id == event.undoes and e.event_id < event.event_id), None
+        )
+        if target is None or target.action == "undo":
+            problem = (
+                f"an undo of event {event.undoes}, which is not a decision of {event.assessor!r} on this item"
+            )
+    return problem
 
 
 def export_qrels(
-    store: CampaignStore, policy: Policy, *, unjudged: str | int = "skip", name: str = "qrels"
+    store: CampaignStore,
+    policy: Policy,
+    *,
+    unjudged: str | int = "skip",
+    name: str = "qrels",
+    grades: Sequence[Grade] | None = None,
 ) -> ExportResult:
-    """Apply ``policy`` to the campaign's current judgments; see the module docstring."""
+    """Apply ``policy`` to the campaign's current judgments; see the module docstring (``grades``:
+    ``store.current_grades()`` when the caller has read them already)."""
     if unjudged not in ("skip", -1):
         raise UsageError(f"--unjudged {unjudged}: use -1 or skip")
     check_log(store)
     gold = set(store.gold())
-    grades: dict[tuple[str, str], dict[str, int]] = {}
-    for j in store.current_judgments():
-        if j.action == "judge" and j.grade is not None:
-            grades.setdefault((j.query_id, j.doc_id), {})[j.assessor] = j.grade
-    assessors = sorted({a for per in grades.values() for a in per})
+    rows = store.current_grades() if grades is None else grades  # gold aside; topic order, doc, assessor
+    assessors = sorted({r[2] for r in rows})
     if policy.name == "assessor" and policy.assessor not in set(store.assessors()):
         known = ", ".join(store.assessors()) or "none yet"
         raise UsageError(f"--policy assessor={policy.assessor}: no such assessor in this campaign ({known})")
@@ -186,7 +205,8 @@ def export_qrels(
 
     chosen: dict[tuple[str, str], int] = {}
     ties = adjudicated = 0
-    for key, per in grades.items():
+    for key, group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        per = {r[2]: r[3] for r in group}
         if policy.name == "assessor":
             if policy.assessor in per:
                 chosen[key] = per[policy.assessor]
@@ -206,14 +226,16 @@ def export_qrels(
             chosen[key] = adj.grade
             adjudicated += 1
 
-    pool = [(p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) not in gold]
     sampled: dict[tuple[str, str], float] = {}
     for row in store.inclusion():  # by round: the latest round's probability stands
         sampled[(row.query_id, row.doc_id)] = row.probability
-    population = [key for key in sampled if key not in gold]
-    universe = list(dict.fromkeys([*pool, *population, *sorted(chosen)]))
-    order = {t.query_id: i for i, t in enumerate(store.topics())}
-    universe.sort(key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
+    universe = store.pooled(include_gold=False)  # topic order, then doc id
+    pooled = set(universe)
+    # a sampled round's population, and what was graded or adjudicated but never pooled
+    extra = [key for key in dict.fromkeys([*sampled, *chosen]) if key not in pooled and key not in gold]
+    if extra:
+        order = {t.query_id: i for i, t in enumerate(store.topics())}
+        universe = sorted([*universe, *extra], key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
     judgments: dict[str, dict[str, int]] = {}
     missing = 0
     for query_id, doc_id in universe:

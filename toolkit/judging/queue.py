@@ -1,7 +1,9 @@
 """An assessor's queue as a read model: the status of each item and the order in which work resumes.
 
-Both rules are written once, here, and used by the store-side views (``next_item``, ``resume_position``,
-``progress``) and by the judging session, which keeps its own statuses up to date key by key:
+Both rules are written once, here, and used by the store-side views (``next_item``, ``resume_position``) and
+by the judging session, which keeps its own statuses up to date key by key; the database counts statuses for
+the organiser's report by the same rule said in SQL (``toolkit.judging.sql.readmodels``), which the tests
+hold to ``item_status``:
 
 - **Status.** ``todo`` (no decision), ``skip``, ``judge`` or ``unrateable``. An item re-queued as stale (its
   document's text changed since it was judged) whose current decision was made on the old text is ``todo``
@@ -75,5 +77,6 @@ def next_item(store: CampaignStore, assessor: str) -> Item | None:
 
 
 def stale_items(store: CampaignStore) -> list[Item]:
-    """Assigned items re-queued because their document's text changed since they were judged."""
-    return [item for assessor in store.assignees() for item in store.queue(assessor) if item.stale]
+    """Assigned items re-queued because their document's text changed since they were judged (each
+    assessor's, by name, in queue order)."""
+    return store.stale_items()

@@ -10,7 +10,7 @@ sits in one place (``toolkit.judging.sqlite``, ``toolkit.judging.postgres``) —
   are ``judge`` with a grade on the scale, or ``skip`` / ``unrateable`` without one; the item must be in the
   campaign; assessor names follow the judgments format;
 - what an ``undo`` cancels (``toolkit.judging.log.latest_decision``);
-- the current judgment, derived from the log (``current_decision``, ``current_judgments``, ``adjudications``);
+- the current judgment of one item, derived from the log (``current_decision``);
 - conditional writes (``record(…, expect_event=)``, ``undo(…, expect_event=)``): the decision in force is read
   inside the write transaction and a ``ConflictError`` is raised instead of writing when it is not the one
   the caller saw — one assessor in two windows never overwrites silently.
@@ -20,7 +20,9 @@ Durability is the backend's promise: every write method has committed before it 
 
 What is *computed* from a campaign lives in the read models, plain functions over this interface:
 ``toolkit.judging.queue`` (item status, the resume order, stale items), ``toolkit.judging.progress``
-(progress per assessor and topic, the organiser's report) and ``toolkit.judging.disagreements``.
+(progress per assessor and topic, the organiser's report) and ``toolkit.judging.disagreements``. What they
+need from a whole campaign — every current judgment, counts per assessor and topic — the store computes in
+the database, one query each (``toolkit.judging.queries``, the interface's read half).
 
 Assessor-facing records (``Item``, ``Document``) carry no run names or ranks; ``provenance()`` is the
 organiser's accessor.
@@ -28,7 +30,7 @@ organiser's accessor.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -38,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
 from toolkit.judging import log as judgment_log
+from toolkit.judging.queries import ReadQueries
 from toolkit.judging.records import (
-    ACTIONS,
     DECISIONS,
     CampaignTopic,
     Document,
@@ -57,9 +59,6 @@ from toolkit.judging.records import (
 
 if TYPE_CHECKING:
     from toolkit.judging.dump import CampaignDump
-
-#: Every action except ``adjudicate``: the events an assessor's current judgments derive from.
-_ASSESSOR_ACTIONS = tuple(a for a in ACTIONS if a != "adjudicate")
 
 #: ``expect_event`` value meaning "no decision in force on the item" (log event ids start at 1).
 NO_DECISION = 0
@@ -149,7 +148,7 @@ def campaign_label(location: str | Path) -> str:
     return label(location)
 
 
-class CampaignStore(ABC):
+class CampaignStore(ReadQueries):
     """A judging campaign. Open one with ``CampaignStore.open(location)``; close it (or use ``with``)."""
 
     #: Where the campaign lives, as the user wrote it (a file path; a URL for a server backend).
@@ -560,22 +559,3 @@ class CampaignStore(ABC):
     def current(self, assessor: str, query_id: str, doc_id: str) -> Judgment | None:
         """``current_decision`` under its older name."""
         return self.current_decision(assessor, query_id, doc_id)
-
-    def current_judgments(self, *, include_gold: bool = False) -> list[Judgment]:
-        """Every assessor's current decision (adjudications excluded), in topic order then doc id."""
-        gold = set() if include_gold else set(self.gold())
-        current = judgment_log.derive_current(self.events(actions=_ASSESSOR_ACTIONS))
-        order = {t.query_id: i for i, t in enumerate(self.topics())}
-        return sorted(
-            (j for j in current.values() if j.action != "adjudicate" and (j.query_id, j.doc_id) not in gold),
-            key=lambda j: (order.get(j.query_id, len(order)), j.query_id, j.doc_id, j.assessor),
-        )
-
-    def adjudications(self) -> dict[tuple[str, str], Judgment]:
-        """(query_id, doc_id) → the current adjudication (the latest, whoever the adjudicator)."""
-        current = judgment_log.derive_current(self.events(actions=("adjudicate", "undo")))
-        out: dict[tuple[str, str], Judgment] = {}
-        for j in sorted(current.values(), key=lambda j: j.event_id):
-            if j.action == "adjudicate":
-                out[(j.query_id, j.doc_id)] = j
-        return out

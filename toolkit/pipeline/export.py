@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 from toolkit.errors import ToolkitError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from toolkit.judging.export import ExportResult
+    from toolkit.judging.queries import Grade
     from toolkit.judging.store import CampaignStore
     from toolkit.workspace import Workspace
 
@@ -42,14 +45,15 @@ def export_campaign(
 
     parsed = parse_policy(policy, fallback=fallback)
     with CampaignStore.open(campaign) as store:
-        result = export_qrels(store, parsed, unjudged=unjudged, name=name)
-        agreement = _agreement(store)
-        log = store.log()
+        grades = store.current_grades()  # read once: the qrels and the agreement summary both need them
+        result = export_qrels(store, parsed, unjudged=unjudged, name=name, grades=grades)
+        agreement = _agreement(store, grades)
+        events, last = store.log_position()
         state = {
             "path": str(campaign),
             "rounds": len(store.rounds()),
-            "log_events": len(log),
-            "last_event_id": log[-1].event_id if log else None,
+            "log_events": events,
+            "last_event_id": last,
         }
     if not result.qrels.judgments:
         raise ToolkitError(f"{campaign}: no graded judgments under policy {result.policy}; nothing to export")
@@ -97,11 +101,11 @@ def write_export(
     )
 
 
-def _agreement(store: CampaignStore) -> dict[str, Any] | None:
+def _agreement(store: CampaignStore, grades: Sequence[Grade]) -> dict[str, Any] | None:
     """The agreement summary for the manifest; None when there is nothing (or too little) to agree on."""
     from toolkit.agreement import agreement_summary
 
-    judgments = [j for j in store.current_judgments() if j.action == "judge"]
+    judgments = [(assessor, q, d, grade) for q, d, assessor, grade, _ in grades]
     if not judgments:
         return None
     try:

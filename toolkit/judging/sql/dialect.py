@@ -2,7 +2,9 @@
 
 A ``Dialect`` is consulted by the statements both backends share (``toolkit.judging.sql.store``) and by the DDL
 they derive from the declaration (``toolkit.judging.sql.ddl``): the parameter marker, the column types, the
-row id column, and how "one of these values" is written (``IN (?, ?, …)`` against ``= ANY(%s)``).
+row id column, how "one of these values" is written (``IN (?, ?, …)`` against ``= ANY(%s)``), and what the
+read models (``toolkit.judging.sql.readmodels``) need said differently: a null-safe "differs", text ordered
+by code point whatever the server's collation, and a time's seconds.
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ class Dialect:
     array_parameters: bool = False
     #: Column type → the default the database generates for it (PostgreSQL's event keys).
     generated: Mapping[str, str] = field(default_factory=dict)
+    #: The null-safe "differs" operator (NULL and NULL are the same; NULL and a value differ).
+    differs: str = "IS NOT"
+    #: Appended to a text expression in ORDER BY: code-point order, as Python sorts (SQLite's BINARY is).
+    binary: str = ""
+    #: A log time (ISO 8601 text) as seconds, ``{}`` the text; within a few milliseconds is enough (NULL
+    #: where the database cannot read it): the read models use it only to find candidates they check exactly.
+    seconds: str = "(julianday({}) * 86400.0)"
 
     def marks(self, n: int) -> str:
         return ", ".join([self.mark] * n)
@@ -94,4 +103,7 @@ POSTGRESQL = Dialect(
     flags=("false", "true"),
     array_parameters=True,
     generated={UUID: "gen_random_uuid()"},
+    differs="IS DISTINCT FROM",
+    binary=' COLLATE "C"',
+    seconds="extract(epoch FROM CAST({} AS timestamptz))",
 )

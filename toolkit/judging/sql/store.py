@@ -35,6 +35,7 @@ from toolkit.judging.records import (
     now_iso,
 )
 from toolkit.judging.sql.dialect import Dialect
+from toolkit.judging.sql.readmodels import SQLReadQueries
 from toolkit.judging.sql.tables import FLAG, TABLES, Table, table
 from toolkit.judging.store import CampaignStore, EventFacts
 
@@ -98,8 +99,9 @@ def insert(
     return statement
 
 
-class SQLStore(CampaignStore):
-    """The store interface over SQL, for a backend that supplies ``dialect``, ``_rows`` and ``transaction``."""
+class SQLStore(SQLReadQueries, CampaignStore):
+    """The store interface over SQL, for a backend that supplies ``dialect``, ``_rows`` and ``transaction``;
+    the read models' queries are ``SQLReadQueries``."""
 
     dialect: Dialect
 

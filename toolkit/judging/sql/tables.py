@@ -207,7 +207,11 @@ TABLES: tuple[Table, ...] = (
             Column("round", INTEGER, default=1),
         ),
         key=("assessor", "query_id", "doc_id"),
-        indexes=(Index("assignments_order", ("assessor", "position")),),
+        indexes=(
+            Index("assignments_order", ("assessor", "position")),
+            # who has an item: the pool's unassigned items, counted on every refresh of a judging screen
+            Index("assignments_item", ("query_id", "doc_id"), since=5),
+        ),
     ),
     Table(
         "judgment_log",

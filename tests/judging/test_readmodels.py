@@ -1,0 +1,560 @@
+"""The read models the database computes (``toolkit.judging.sql.readmodels``) against the Python path they
+replaced, on random campaigns, on both backends.
+
+The reference below is the toolkit's earlier code, kept here as the oracle: it replays the whole log with
+``toolkit.judging.log`` (the derivation the judging session applies key by key) and applies the queue's
+status rule (``item_status``) item by item. Each random campaign has several rounds (stale items among them),
+gold items, unassigned pool items, skips, unrateables, notes, undos, an adjudicator who is also an assessor,
+reading times around the fast threshold, pauses around the session gap (and a clock that goes back), and ids
+whose code-point order differs from a collation's (upper case, accents), so every rule and every order of
+the SQL is exercised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import random
+import sqlite3
+import statistics
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.errors import StoreError
+from toolkit.formats.names import assessor_problem
+from toolkit.judging import log as judgment_log
+from toolkit.judging import store as store_module
+from toolkit.judging.disagreements import disagreements
+from toolkit.judging.export import check_log, combine, export_qrels, parse_policy
+from toolkit.judging.progress import (
+    FAST_BELOW_MS,
+    SESSION_GAP_S,
+    AssessorTotal,
+    FastJudgment,
+    PoolStatus,
+    ProgressReport,
+    SessionSpan,
+    progress_report,
+)
+from toolkit.judging.queue import SETTLED, item_status
+from toolkit.judging.records import (
+    ACTIONS,
+    DECISIONS,
+    AssessorGrade,
+    CampaignTopic,
+    Disagreement,
+    Item,
+    Judgment,
+    LogEvent,
+    ProgressRow,
+)
+from toolkit.judging.store import CampaignStore, EventFacts, event_problem
+from toolkit.model import DEFAULT_GRADES
+from toolkit.pooling.docsource import make_document
+
+# ---------------------------------------------------------------------------------------------- the reference
+
+
+def ref_current_judgments(store: CampaignStore, *, include_gold: bool = False) -> list[Judgment]:
+    gold = set() if include_gold else set(store.gold())
+    events = store.events(actions=tuple(a for a in ACTIONS if a != "adjudicate"))
+    current = judgment_log.derive_current(events)
+    order = {t.query_id: i for i, t in enumerate(store.topics())}
+    return sorted(
+        (j for j in current.values() if j.action != "adjudicate" and (j.query_id, j.doc_id) not in gold),
+        key=lambda j: (order.get(j.query_id, len(order)), j.query_id, j.doc_id, j.assessor),
+    )
+
+
+def ref_adjudications(store: CampaignStore) -> dict[tuple[str, str], Judgment]:
+    current = judgment_log.derive_current(store.events(actions=("adjudicate", "undo")))
+    out: dict[tuple[str, str], Judgment] = {}
+    for j in sorted(current.values(), key=lambda j: j.event_id):
+        if j.action == "adjudicate":
+            out[(j.query_id, j.doc_id)] = j
+    return out
+
+
+def ref_disagreements(store: CampaignStore, current: list[Judgment] | None = None) -> list[Disagreement]:
+    by_item: dict[tuple[str, str], list[Judgment]] = {}
+    for j in ref_current_judgments(store) if current is None else current:
+        if j.action == "judge":
+            by_item.setdefault((j.query_id, j.doc_id), []).append(j)
+    adjudicated = ref_adjudications(store)
+    order = {t.query_id: i for i, t in enumerate(store.topics())}
+    out = []
+    for (query_id, doc_id), js in by_item.items():
+        grades = [j.grade for j in js if j.grade is not None]
+        if len(js) < 2 or len(set(grades)) < 2:
+            continue
+        adj = adjudicated.get((query_id, doc_id))
+        out.append(
+            Disagreement(
+                query_id,
+                doc_id,
+                tuple(AssessorGrade(j.assessor, j.grade, j.note) for j in js if j.grade is not None),
+                max(grades) - min(grades),
+                adj.grade if adj else None,
+                adj.assessor if adj else None,
+            )
+        )
+    return sorted(out, key=lambda d: (-d.spread, order.get(d.query_id, len(order)), d.query_id, d.doc_id))
+
+
+def ref_progress(
+    store: CampaignStore, queues: dict[str, list[Item]], events: list[LogEvent]
+) -> list[ProgressRow]:
+    order = {t.query_id: i for i, t in enumerate(store.topics())}
+    hashes = store.latest_hashes()
+    rows = []
+    for assessor in store.assignees():
+        current = judgment_log.derive_current(e for e in events if e.assessor == assessor)
+        by_topic: dict[str, list[tuple[str, int | None]]] = {}
+        for item in queues[assessor]:
+            j = current.get((assessor, item.query_id, item.doc_id))
+            by_topic.setdefault(item.query_id, []).append(
+                (item_status(item, j, hashes), j.duration_ms if j else None)
+            )
+        for query_id in sorted(by_topic, key=lambda q: (order.get(q, len(order)), q)):
+            entries = by_topic[query_id]
+            count = {s: sum(1 for e in entries if e[0] == s) for s in ("judge", "skip", "unrateable")}
+            times = [ms for s, ms in entries if s in SETTLED and ms is not None]
+            rows.append(
+                ProgressRow(
+                    assessor,
+                    query_id,
+                    len(entries),
+                    count["judge"],
+                    count["skip"],
+                    count["unrateable"],
+                    len(entries) - count["judge"] - count["unrateable"],
+                    float(statistics.median(times)) if times else None,
+                    sum(times),
+                )
+            )
+    return rows
+
+
+def ref_pool_status(store: CampaignStore, queues: dict[str, list[Item]]) -> PoolStatus:
+    items = store.pool_items()
+    rounds = store.rounds()
+    latest = max(max((p.round for p in items), default=0), rounds[-1].number if rounds else 0)
+    in_latest = {(p.query_id, p.doc_id) for p in items if p.round == latest}
+    assigned = {(i.query_id, i.doc_id) for queue in queues.values() for i in queue}
+    unassigned = [(p.query_id, p.doc_id) for p in items if (p.query_id, p.doc_id) not in assigned]
+    return PoolStatus(
+        round=latest,
+        pooled=len(items),
+        new_round=len(in_latest),
+        unassigned=len(unassigned),
+        new_round_unassigned=sum(1 for key in unassigned if key in in_latest),
+        new_per_assessor={
+            a: sum(1 for i in queue if (i.query_id, i.doc_id) in in_latest) for a, queue in queues.items()
+        },
+    )
+
+
+def _time(iso: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def ref_sessions(events: list[LogEvent], gap_s: float = SESSION_GAP_S) -> list[SessionSpan]:
+    def span(assessor: str, own: list[LogEvent]) -> SessionSpan:
+        decided = [e for e in own if e.action in DECISIONS]
+        start = _time(own[0].time) - dt.timedelta(milliseconds=own[0].duration_ms or 0)
+        return SessionSpan(
+            assessor=assessor,
+            started=start.isoformat(timespec="seconds").replace("+00:00", "Z"),
+            ended=own[-1].time,
+            decisions=len(decided),
+            wall_s=(_time(own[-1].time) - start).total_seconds(),
+            judging_ms=sum(e.duration_ms or 0 for e in decided),
+        )
+
+    out = []
+    mine = sorted((e for e in events if e.action != "adjudicate"), key=lambda e: (e.assessor, e.event_id))
+    for assessor, group in itertools.groupby(mine, key=lambda e: e.assessor):
+        current: list[LogEvent] = []
+        for event in group:
+            if current and (_time(event.time) - _time(current[-1].time)).total_seconds() > gap_s:
+                out.append(span(assessor, current))
+                current = []
+            current.append(event)
+        if current:
+            out.append(span(assessor, current))
+    return sorted(out, key=lambda s: (s.started, s.assessor))
+
+
+def ref_progress_report(store: CampaignStore, fast_below_ms: int = FAST_BELOW_MS) -> ProgressReport:
+    current = ref_current_judgments(store, include_gold=True)
+    durations: dict[str, list[int]] = {}
+    for j in current:
+        if j.action in SETTLED and j.duration_ms is not None:
+            durations.setdefault(j.assessor, []).append(j.duration_ms)
+    gold = store.gold()
+    fast = tuple(
+        FastJudgment(j.assessor, j.query_id, j.doc_id, j.duration_ms)
+        for j in current
+        if j.action == "judge" and j.duration_ms is not None and j.duration_ms < fast_below_ms
+    )
+    graded_gold: dict[str, list[bool]] = {}
+    for j in current:
+        if j.action == "judge" and (j.query_id, j.doc_id) in gold:
+            graded_gold.setdefault(j.assessor, []).append(j.grade == gold[(j.query_id, j.doc_id)])
+    events = store.events()
+    queues = {a: store.queue(a) for a in store.assignees()}
+    rows = ref_progress(store, queues, events)
+    totals = []
+    for assessor, group in itertools.groupby(
+        sorted(rows, key=lambda r: r.assessor), key=lambda r: r.assessor
+    ):
+        rs = list(group)
+        times = durations.get(assessor, [])
+        median = float(statistics.median(times)) if times else None
+        remaining = sum(r.remaining for r in rs)
+        totals.append(
+            AssessorTotal(
+                assessor,
+                sum(r.assigned for r in rs),
+                sum(r.judged for r in rs),
+                sum(r.skipped for r in rs),
+                sum(r.unrateable for r in rs),
+                remaining,
+                median,
+                total_ms=sum(r.total_ms for r in rs),
+                left_ms=None if median is None else remaining * median,
+                gold_judged=len(graded_gold.get(assessor, [])),
+                gold_correct=sum(graded_gold.get(assessor, [])),
+                fast=sum(1 for f in fast if f.assessor == assessor),
+            )
+        )
+    found = ref_disagreements(store, [j for j in current if (j.query_id, j.doc_id) not in gold])
+    return ProgressReport(
+        progress=tuple(rows),
+        totals=tuple(totals),
+        stale=tuple(item for queue in queues.values() for item in queue if item.stale),
+        disagreements=len(found),
+        adjudicated=sum(1 for d in found if d.adjudicated is not None),
+        pool=ref_pool_status(store, queues),
+        sessions=tuple(ref_sessions(events)),
+        fast=fast,
+        fast_below_ms=fast_below_ms,
+        budget=None,  # no budgeted rounds here; its code did not change
+    )
+
+
+def ref_check_log(store: CampaignStore) -> str | None:
+    """The message of the first event the rules refuse, replaying the whole log (None: none)."""
+    grades = store.grades()
+    topics = {t.query_id: t for t in store.topics()}
+    items = {(p.query_id, p.doc_id) for p in store.pool_items()} | set(store.gold())
+    documents = set(store.latest_hashes())
+    seen: dict[int, LogEvent] = {}
+    for event in store.log():
+        key = (event.query_id, event.doc_id)
+        facts = EventFacts(grades, topics.get(event.query_id), key in items or event.doc_id in documents)
+        problem = assessor_problem(event.assessor) or event_problem(
+            event.action, event.grade, event.query_id, event.doc_id, facts
+        )
+        if problem is None and event.action == "undo":
+            target = seen.get(event.undoes or 0)
+            same = target is not None and (target.assessor, target.query_id, target.doc_id) == (
+                event.assessor,
+                event.query_id,
+                event.doc_id,
+            )
+            if not same or target is None or target.action == "undo":
+                problem = f"an undo of event {event.undoes}, which is not a decision of {event.assessor!r} on this item"
+        if problem:
+            return f"judgment log event {event.event_id} breaks the campaign's rules ({problem})"
+        seen[event.event_id] = event
+    return None
+
+
+def _policy(text: str) -> Any:
+    """``NAME`` or ``adjudicated:FALLBACK``."""
+    name, _, fallback = text.partition(":")
+    return parse_policy(name, fallback=fallback or "majority")
+
+
+def ref_export(store: CampaignStore, policy_text: str, unjudged: str | int) -> dict[str, Any]:
+    policy = _policy(policy_text)
+    gold = set(store.gold())
+    grades: dict[tuple[str, str], dict[str, int]] = {}
+    for j in ref_current_judgments(store):
+        if j.action == "judge" and j.grade is not None:
+            grades.setdefault((j.query_id, j.doc_id), {})[j.assessor] = j.grade
+    assessors = sorted({a for per in grades.values() for a in per})
+    adjudications = ref_adjudications(store) if policy.name == "adjudicated" else {}
+    chosen: dict[tuple[str, str], int] = {}
+    ties = adjudicated = 0
+    for key, per in grades.items():
+        if policy.name == "assessor":
+            if policy.assessor in per:
+                chosen[key] = per[policy.assessor]
+            continue
+        adj = adjudications.get(key)
+        if adj is not None and adj.grade is not None:
+            chosen[key] = adj.grade
+            adjudicated += 1
+            continue
+        grade, tie = combine(
+            list(per.values()), policy.fallback if policy.name == "adjudicated" else policy.name
+        )
+        chosen[key] = grade
+        ties += tie
+    for key, adj in adjudications.items():
+        if key not in chosen and key not in gold and adj.grade is not None:
+            chosen[key] = adj.grade
+            adjudicated += 1
+    pool = [(p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) not in gold]
+    universe = list(dict.fromkeys([*pool, *sorted(chosen)]))
+    order = {t.query_id: i for i, t in enumerate(store.topics())}
+    universe.sort(key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
+    judgments: dict[str, dict[str, int]] = {}
+    missing = 0
+    for query_id, doc_id in universe:
+        value = chosen.get((query_id, doc_id))
+        if value is None:
+            missing += 1
+            if unjudged == "skip":
+                continue
+            value = -1
+        judgments.setdefault(query_id, {})[doc_id] = value
+    return {
+        "judgments": [(q, list(docs.items())) for q, docs in judgments.items()],
+        "assessors": tuple([policy.assessor] if policy.assessor else assessors),
+        "counts": (len(universe), len(chosen), missing, adjudicated, ties, len(gold)),
+        "grades": dict(Counter(chosen.values())),
+    }
+
+
+def new_export(store: CampaignStore, policy_text: str, unjudged: str | int) -> dict[str, Any]:
+    r = export_qrels(store, _policy(policy_text), unjudged=unjudged)
+    return {
+        "judgments": [(q, list(docs.items())) for q, docs in r.qrels.judgments.items()],
+        "assessors": r.assessors,
+        "counts": (r.items, r.graded, r.unjudged, r.adjudicated, r.majority_ties, r.gold_excluded),
+        "grades": r.grade_counts,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- random campaigns
+
+#: Ids whose code-point order is not a collation's: upper case before lower, accents after ``z``.
+TOPIC_IDS = ["q1", "Q2", "q10", "401", "éq", "b"]
+DOC_IDS = ["d1", "D2", "d10", "d2", "é1", "Z9", "a", "d3"]
+ASSESSORS = ["alice", "Bob", "carol", "Émile"]
+MS = [None, 0, 200, 999, 1000, 1001, 4000, 4000, 12000]
+#: Steps of the clock between two events: seconds, around the 30-minute session gap, hours.
+STEPS = [1, 7, 45, 600, SESSION_GAP_S - 1, SESSION_GAP_S, SESSION_GAP_S + 1, 3 * 3600]
+
+
+class Clock:
+    """``now_iso`` for the store, stepping by random amounts (sometimes backwards, when ``back``)."""
+
+    def __init__(self, rng: random.Random, back: bool) -> None:
+        self.rng, self.back = rng, back
+        self.now = dt.datetime(2024, 5, 1, 9, 0, tzinfo=dt.UTC)
+
+    def __call__(self) -> str:
+        step = self.rng.choice(STEPS) + self.rng.random()
+        if self.back and self.rng.random() < 0.05:
+            step = -self.rng.choice(STEPS[:4])
+        self.now += dt.timedelta(seconds=step)
+        return self.now.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def random_campaign(location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    monkeypatch.setattr(store_module, "now_iso", Clock(rng, back=seed % 3 == 2))
+    topics = rng.sample(TOPIC_IDS, rng.randint(2, len(TOPIC_IDS)))
+    assessors = rng.sample(ASSESSORS, rng.randint(1, 3))
+    adjudicator = rng.choice([*assessors, "adj"])
+    texts = {d: f"text of {d}" for d in DOC_IDS}
+    with CampaignStore.open(location, create=True) as store:
+        store.set_topics([CampaignTopic(q, f"about {q}") for q in topics], DEFAULT_GRADES)
+        pooled: set[tuple[str, str]] = set()
+        for round_ in range(rng.randint(1, 3)):
+            new = {(q, d) for q in topics for d in DOC_IDS if rng.random() < 0.35} - pooled
+            changed = [d for d in DOC_IDS if round_ and rng.random() < 0.3]
+            for d in changed:
+                texts[d] = f"text of {d}, revision {round_}"
+            stale = [(q, d) for q, d in sorted(pooled) if d in changed]
+            queued = sorted(new) + stale
+            docs = sorted({d for _, d in queued} | set(changed))
+            store.add_round(
+                strategy="depth",
+                depth=10,
+                budget=None,
+                runs=["runA"],
+                provenance={key: [("runA", 1)] for key in sorted(pooled | new)},
+                queued=queued,
+                stale=stale,
+                snapshots=[make_document(d, d.upper(), texts[d]) for d in docs],
+                skipped=0,
+            )
+            pooled |= new
+            gold = {}
+            if rng.random() < 0.5:
+                gold = {(rng.choice(topics), f"g{round_}"): rng.randint(0, 3)}
+                store.add_snapshots([make_document(f"g{round_}", "gold", "gold text")])
+            keys = sorted(new) + sorted(gold)  # stale items keep their assignments
+            store.add_assignments(
+                [
+                    Item(a, q, d, 1000 * round_ + i, overlap=len(assessors) > 1, gold=(q, d) in gold)
+                    for a in assessors
+                    for i, (q, d) in enumerate(keys)
+                    if (q, d) in gold or rng.random() < 0.8
+                ],
+                gold=gold,
+            )
+            judgeable = sorted(new | set(stale) | set(gold))
+            for _ in range(rng.randint(0, 60)):
+                who = rng.choice(assessors)
+                q, d = rng.choice(judgeable)
+                roll = rng.random()
+                ms = rng.choice(MS)
+                if roll < 0.5:
+                    note = rng.choice([None, None, "hm"])
+                    store.record(who, q, d, grade=rng.randint(0, 3), duration_ms=ms, note=note)
+                elif roll < 0.6:
+                    store.record(who, q, d, action="skip", duration_ms=ms)
+                elif roll < 0.68:
+                    store.record(who, q, d, action="unrateable", duration_ms=ms)
+                elif roll < 0.76:
+                    store.add_note(who, q, d, rng.choice(["see guidelines", "typo"]))
+                elif roll < 0.9:
+                    store.undo(who)
+                elif roll < 0.97:
+                    store.adjudicate(adjudicator, q, d, rng.randint(0, 3), note=rng.choice([None, "settled"]))
+                else:
+                    store.undo(adjudicator)
+
+
+SEEDS = range(10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_read_models_equal_the_python_path(
+    location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    random_campaign(location, seed, monkeypatch)
+    with CampaignStore.open(location) as store:
+        for include_gold in (False, True):
+            assert store.current_judgments(include_gold=include_gold) == ref_current_judgments(
+                store, include_gold=include_gold
+            )
+        assert list(store.adjudications().items()) == list(ref_adjudications(store).items())
+        assert disagreements(store) == ref_disagreements(store)
+        for fast in (FAST_BELOW_MS, 4001):
+            assert progress_report(store, fast_below_ms=fast) == ref_progress_report(store, fast)
+        policies = ["majority", "mean", "max", "min", "adjudicated", "adjudicated:mean"]
+        policies += [f"assessor={a}" for a in store.assessors()]
+        for policy, unjudged in itertools.product(policies, ("skip", -1)):
+            assert new_export(store, policy, unjudged) == ref_export(store, policy, unjudged), policy
+
+
+def test_random_campaigns_exercise_every_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The campaigns above are not vacuous: together they hold every case the SQL distinguishes."""
+    seen: Counter[str] = Counter()
+    for seed in SEEDS:
+        path = tmp_path / f"{seed}.sqlite"
+        random_campaign(path, seed, monkeypatch)
+        with CampaignStore.open(path) as store:
+            report = ref_progress_report(store)
+            events = store.log()
+            seen["undo"] += sum(e.action == "undo" for e in events)
+            seen["stale todo"] += sum(
+                r.assigned - r.judged - r.skipped - r.unrateable for r in report.progress
+            )
+            seen["stale"] += len(report.stale)
+            seen["adjudicated disagreement"] += report.adjudicated
+            seen["disagreement"] += report.disagreements
+            seen["gold graded"] += sum(t.gold_judged for t in report.totals)
+            seen["fast"] += len(report.fast)
+            seen["sessions > assessors"] += len(report.sessions) > len({s.assessor for s in report.sessions})
+            seen["unassigned"] += report.pool is not None and report.pool.unassigned > 0
+            seen["later note"] += any(
+                e.action == "note" and j.note == e.note
+                for j in ref_current_judgments(store, include_gold=True)
+                for e in events
+                if (e.assessor, e.query_id, e.doc_id) == (j.assessor, j.query_id, j.doc_id)
+            )
+            seen["clock back"] += any(_time(b.time) < _time(a.time) for a, b in itertools.pairwise(events))
+    assert all(seen[k] > 0 for k in seen), seen
+
+
+# ---------------------------------------------------------------------------------------------- the log check
+
+#: Rows written around the store's rules (by hand in an SQLite shell): what ``check_log`` must name (a
+#: grade missing or on a skip the table's CHECK refuses already).
+BAD_ROWS = [
+    ("judge", "alice", "q1", "d1", 9, None),  # off the scale
+    ("judge", "alice", "nope", "d1", 1, None),  # no such topic
+    ("judge", "alice", "q1", "zzz", 1, None),  # no such document
+    ("judge", "al\x07ice", "q1", "d1", 1, None),  # a control character in a name
+    ("undo", "alice", "q1", "d1", None, 10_000),  # an undo of nothing
+    ("undo", "alice", "q1", "d1", None, "other item"),  # of another item's decision
+    ("undo", "alice", "q1", "d1", None, "an undo"),  # of an undo
+    ("undo", "alice", "q1", "d1", None, "later"),  # of a later event
+    ("undo", "Bob", "q1", "d1", None, "other assessor"),  # of another assessor's decision
+]
+
+
+@pytest.mark.parametrize("bad", BAD_ROWS, ids=lambda row: repr(row))
+def test_log_check_names_the_event_the_python_path_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: tuple[Any, ...]
+) -> None:
+    path = tmp_path / "c.sqlite"
+    random_campaign(path, 4, monkeypatch)
+    with CampaignStore.open(path) as store:
+        if "q1" not in {t.query_id for t in store.topics()}:
+            store.set_topics([*store.topics(), CampaignTopic("q1", "q1")], DEFAULT_GRADES)
+        store.add_snapshots([make_document("d1", "D1", "text")])
+        store.record("alice", "q1", "d1", grade=1)
+        store.record("Bob", "q1", "d1", grade=1)
+        store.record("alice", "q1", "d1", grade=2)
+        other = store.record("alice", *other_item(store), grade=0)  # in force
+        store.record("alice", "q1", "d1", grade=3)
+        store.undo("alice")  # of the 3
+        assert ref_check_log(store) is None
+        check_log(store)  # a log the toolkit wrote passes
+        last = store.log_position()[1] or 0
+    action, assessor, query_id, doc_id, grade, undoes = bad
+    events = {e.event_id: e for e in CampaignStore.open(path).log()}
+    targets = {
+        "other item": other,
+        "an undo": last,
+        "later": last + 2,
+        "other assessor": next(i for i, e in events.items() if e.assessor == "Bob"),
+    }
+    undoes = targets.get(undoes, undoes)
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO judgment_log (time, assessor, query_id, doc_id, action, grade, undoes) "
+            "VALUES ('2024-06-01T00:00:00.000000Z', ?, ?, ?, ?, ?, ?)",
+            (assessor, query_id, doc_id, action, grade, undoes),
+        )
+        conn.execute(
+            "INSERT INTO judgment_log (time, assessor, query_id, doc_id, action, grade) "
+            "VALUES ('2024-06-01T00:00:01.000000Z', 'alice', 'q1', 'd1', 'judge', 1)"
+        )
+    with CampaignStore.open(path) as store:
+        expected = ref_check_log(store)
+        assert expected is not None
+        with pytest.raises(StoreError) as caught:
+            check_log(store)
+        # what the log says stays what the Python path says, odd rows and all (an undo of another item's
+        # decision undoes nothing)
+        assert store.current_judgments(include_gold=True) == ref_current_judgments(store, include_gold=True)
+        assert progress_report(store) == ref_progress_report(store)
+    assert expected in str(caught.value)
+
+
+def other_item(store: CampaignStore) -> tuple[str, str]:
+    """A pooled item other than (q1, d1)."""
+    return next((p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) != ("q1", "d1"))

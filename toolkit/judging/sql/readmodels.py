@@ -1,0 +1,317 @@
+"""The read models the database computes, written once as SQL for both backends (``Dialect`` says the rest).
+
+Why in the database: on a judged campaign of real size (171,151 pooled items graded twice, 342,302 log events)
+deriving every current judgment in Python built a record per log event on every refresh of the organiser's
+screen (11.7 s) and every export (15 s). Here the database derives them and hands back what the screen or the
+file needs: counts per assessor and topic, one grade per item and assessor, the few rows a screen lists.
+
+Each statement below says in SQL a rule that ``toolkit.judging`` also says in Python, where the judging
+session applies it one key at a time:
+
+- **the decision in force** (``toolkit.judging.log``): per (assessor, topic, doc), the latest decision that no
+  later undo of the same item names; an item's note is its latest note event when that is later than the
+  decision (or the decision has none);
+- **an item's status** (``toolkit.judging.queue.item_status``): no decision is ``todo``; a stale item whose
+  decision (not a skip) was made on another text than the latest snapshot's is ``todo`` again;
+- **the rules an event must follow** (``toolkit.judging.store.event_problem``): ``log_suspects`` returns the
+  events that may break them, and ``toolkit.judging.export.check_log`` judges those in Python.
+
+``tests/judging/test_readmodels.py`` holds every statement to the Python rules on random campaigns, on both
+backends. Text is ordered by code point (``Dialect.binary``), as Python orders it, whatever the server's
+collation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from toolkit.judging.queries import Grade, ProgressFacts, ReadQueries
+from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent
+from toolkit.judging.sql.dialect import Dialect
+from toolkit.judging.sql.tables import REAL
+
+Rows = list[tuple[Any, ...]]
+
+#: Decisions that settle an item (``toolkit.judging.queue.SETTLED``: a skip does not).
+SETTLING = ("judge", "unrateable")
+#: Every decision a stack of the log holds (what ``toolkit.judging.log`` replays).
+STACKED = (*DECISIONS, "adjudicate")
+_GRADED = ("judge", "adjudicate")
+
+
+def _listed(values: Sequence[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+#: The ids of the events a later undo of the same item names (an undo of another item's event, or of a later
+#: one, undoes nothing).
+UNDONE = (
+    "SELECT t.id FROM judgment_log u JOIN judgment_log t ON t.id = u.undoes "
+    "WHERE u.action = 'undo' AND u.id > t.id AND u.assessor = t.assessor AND u.query_id = t.query_id "
+    "AND u.doc_id = t.doc_id"
+)
+
+
+def in_force(actions: Sequence[str]) -> str:
+    """The ids of the decisions in force among ``actions``: per (assessor, query_id, doc_id), the latest one
+    not undone."""
+    return (
+        f"SELECT MAX(e.id) AS id FROM judgment_log e LEFT JOIN ({UNDONE}) x ON x.id = e.id "
+        f"WHERE e.action IN ({_listed(actions)}) AND x.id IS NULL GROUP BY e.assessor, e.query_id, e.doc_id"
+    )
+
+
+def current(actions: Sequence[str], *, notes: bool = False) -> str:
+    """A FROM clause: ``e`` is the log row of every decision in force among ``actions``; with ``notes``, ``n``
+    is the item's latest note event (``NOTE`` is then the note in force)."""
+    clause = f"({in_force(actions)}) c JOIN judgment_log e ON e.id = c.id"
+    if notes:
+        clause += (
+            " LEFT JOIN (SELECT assessor, query_id, doc_id, MAX(id) AS id FROM judgment_log "
+            "WHERE action = 'note' GROUP BY assessor, query_id, doc_id) nk "
+            "ON nk.assessor = e.assessor AND nk.query_id = e.query_id AND nk.doc_id = e.doc_id "
+            "LEFT JOIN judgment_log n ON n.id = nk.id"
+        )
+    return clause
+
+
+#: The note in force on an item of ``current(…, notes=True)``.
+NOTE = "CASE WHEN n.id IS NOT NULL AND (e.note IS NULL OR n.id > e.id) THEN n.note ELSE e.note END"
+
+#: Per (assessor, query_id, doc_id) with a decision in force, in one pass over the log: ``top``, the top of
+#: the whole stack (adjudications too: what an item's status reads), ``dec``, the assessor's decision in
+#: force (``judge``, ``skip``, ``unrateable``), and ``adj``, their adjudication in force.
+STACKS = (
+    "SELECT e.assessor, e.query_id, e.doc_id, MAX(e.id) AS top, "
+    "MAX(CASE WHEN e.action <> 'adjudicate' THEN e.id END) AS dec, "
+    "MAX(CASE WHEN e.action = 'adjudicate' THEN e.id END) AS adj "
+    f"FROM judgment_log e LEFT JOIN ({UNDONE}) x ON x.id = e.id "
+    f"WHERE e.action IN ({_listed(STACKED)}) AND x.id IS NULL GROUP BY e.assessor, e.query_id, e.doc_id"
+)
+
+
+def _gold(alias: str) -> str:
+    return f"EXISTS (SELECT 1 FROM gold g WHERE g.query_id = {alias}.query_id AND g.doc_id = {alias}.doc_id)"
+
+
+def _median(rows: str, partition: str, value: str) -> str:
+    """``partition``'s columns and the median of ``value`` over ``rows`` (NULL values left out): the middle
+    one, or the mean of the middle two, as ``statistics.median``."""
+    return (
+        f"SELECT {partition}, AVG({value}) AS median FROM (SELECT {partition}, {value}, "
+        f"ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY {value}) AS k, "
+        f"COUNT(*) OVER (PARTITION BY {partition}) AS n FROM {rows} WHERE {value} IS NOT NULL) AS ranked "
+        f"WHERE 2 * k BETWEEN n AND n + 2 GROUP BY {partition}"
+    )
+
+
+class SQLReadQueries(ReadQueries):
+    """The read models' queries (``toolkit.judging.queries``), mixed into ``SQLStore``, which supplies
+    ``dialect`` and ``_rows``."""
+
+    dialect: Dialect
+
+    def _rows(self, query: str, params: Sequence[Any] = ()) -> Rows:
+        raise NotImplementedError  # the backend's
+
+    def _topic_order(self, query_id: str) -> str:
+        """ORDER BY terms: topic-set order (``t`` joined on ``query_id``), topics the campaign lacks last."""
+        return f"(t.ord IS NULL), t.ord, {query_id}{self.dialect.binary}"
+
+    def _by(self, *columns: str) -> str:
+        return ", ".join(f"{c}{self.dialect.binary}" for c in columns)
+
+    # ------------------------------------------------------------------ current judgments
+
+    def current_judgments(self, *, include_gold: bool = False) -> list[Judgment]:
+        gold = "" if include_gold else f"WHERE NOT {_gold('e')} "
+        rows = self._rows(
+            f"SELECT e.assessor, e.query_id, e.doc_id, e.grade, e.action, {NOTE}, e.time, e.duration_ms, e.id, "
+            f"e.content_hash FROM {current(DECISIONS, notes=True)} LEFT JOIN topics t ON t.query_id = e.query_id "
+            f"{gold}ORDER BY {self._topic_order('e.query_id')}, {self._by('e.doc_id', 'e.assessor')}"
+        )
+        return [Judgment(*row) for row in rows]
+
+    def current_grades(self, *, include_gold: bool = False, notes: bool = False) -> list[Grade]:
+        gold = "" if include_gold else f"AND NOT {_gold('e')} "
+        return self._rows(
+            f"SELECT e.query_id, e.doc_id, e.assessor, e.grade, {NOTE if notes else 'NULL'} "
+            f"FROM {current(DECISIONS, notes=notes)} LEFT JOIN topics t ON t.query_id = e.query_id "
+            f"WHERE e.action = 'judge' {gold}"
+            f"ORDER BY {self._topic_order('e.query_id')}, {self._by('e.doc_id', 'e.assessor')}"
+        )
+
+    def decision_counts(self) -> dict[tuple[str, bool], int]:
+        rows = self._rows(
+            f"SELECT e.action, CASE WHEN {_gold('e')} THEN 1 ELSE 0 END, COUNT(*) FROM {current(DECISIONS)} "
+            "GROUP BY 1, 2"
+        )
+        return {(action, bool(gold)): int(n) for action, gold, n in rows}
+
+    def adjudications(self) -> dict[tuple[str, str], Judgment]:
+        rows = self._rows(
+            "SELECT e.assessor, e.query_id, e.doc_id, e.grade, e.action, e.note, e.time, e.duration_ms, e.id, "
+            f"e.content_hash FROM {current(('adjudicate',))} ORDER BY e.id"
+        )
+        return {(j.query_id, j.doc_id): j for j in (Judgment(*row) for row in rows)}
+
+    # ------------------------------------------------------------------ progress
+
+    def progress_facts(self, fast_below_ms: int) -> ProgressFacts:
+        d = self.dialect
+        settled = _listed(SETTLING)
+        # One pass over the log (``STACKS``), then every count from it. ``c``: per stack, the top's action,
+        # time and content hash, and the assessor's decision in force (``action``, ``grade``, ``ms``).
+        status = (
+            f"CASE WHEN s.query_id IS NOT NULL AND c.top_action <> 'skip' AND c.top_hash {d.differs} "
+            "(SELECT h.content_hash FROM snapshots h WHERE h.doc_id = c.doc_id ORDER BY h.id DESC LIMIT 1) "
+            "THEN 'todo' ELSE c.top_action END"
+        )
+        real = d.types[REAL]
+        statement = (
+            f"WITH k AS ({STACKS}), "
+            "c AS (SELECT k.assessor, k.query_id, k.doc_id, k.adj, t.action AS top_action, "
+            "t.duration_ms AS top_ms, t.content_hash AS top_hash, "
+            "CASE WHEN k.dec = k.top THEN t.action ELSE v.action END AS action, "
+            "CASE WHEN k.dec = k.top THEN t.grade ELSE v.grade END AS grade, "
+            "CASE WHEN k.dec = k.top THEN t.duration_ms ELSE v.duration_ms END AS ms, g.grade AS gold "
+            "FROM k JOIN judgment_log t ON t.id = k.top LEFT JOIN judgment_log v ON v.id = k.dec AND k.dec <> k.top "
+            "LEFT JOIN gold g ON g.query_id = k.query_id AND g.doc_id = k.doc_id), "
+            # the queue: statuses of the assigned items with a decision (the rest are to do)
+            "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
+            f"q AS (SELECT c.assessor, c.query_id, {status} AS status, c.top_ms AS ms FROM c "
+            "JOIN assignments a ON a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id "
+            "LEFT JOIN s ON s.query_id = c.query_id AND s.doc_id = c.doc_id), "
+            f"qt AS (SELECT assessor, query_id, ms FROM q WHERE status IN ({settled})), "
+            "qs AS (SELECT assessor, query_id, SUM(CASE WHEN status = 'judge' THEN 1 ELSE 0 END) AS judged, "
+            "SUM(CASE WHEN status = 'skip' THEN 1 ELSE 0 END) AS skipped, "
+            "SUM(CASE WHEN status = 'unrateable' THEN 1 ELSE 0 END) AS unrateable, "
+            f"SUM(CASE WHEN status IN ({settled}) THEN ms END) AS total FROM q GROUP BY assessor, query_id), "
+            f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
+            "n AS (SELECT assessor, query_id, COUNT(*) AS assigned FROM assignments GROUP BY assessor, query_id), "
+            # the assessors' decisions in force, on any item
+            f"ct AS (SELECT assessor, ms FROM c WHERE action IN ({settled})), "
+            "dis AS (SELECT query_id, doc_id FROM c WHERE action = 'judge' AND gold IS NULL "
+            "GROUP BY query_id, doc_id HAVING COUNT(*) >= 2 AND MIN(grade) <> MAX(grade)), "
+            "adj AS (SELECT DISTINCT query_id, doc_id FROM k WHERE adj IS NOT NULL) "
+            "SELECT 'q' AS kind, n.assessor, n.query_id, NULL AS doc_id, n.assigned AS n1, "
+            "COALESCE(qs.judged, 0) AS n2, COALESCE(qs.skipped, 0) AS n3, COALESCE(qs.unrateable, 0) AS n4, "
+            f"qs.total AS n5, CAST(qm.median AS {real}) AS x, t.ord AS ord FROM n "
+            "LEFT JOIN qs ON qs.assessor = n.assessor AND qs.query_id = n.query_id "
+            "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id "
+            "LEFT JOIN topics t ON t.query_id = n.query_id "
+            f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), NULL "
+            f"FROM ({_median('ct', 'assessor', 'ms')}) AS m "
+            "UNION ALL SELECT 'g', assessor, NULL, NULL, COUNT(*), SUM(CASE WHEN grade = gold THEN 1 ELSE 0 END), "
+            "NULL, NULL, NULL, NULL, NULL FROM c WHERE gold IS NOT NULL AND action = 'judge' GROUP BY assessor "
+            "UNION ALL SELECT 'f', c.assessor, c.query_id, c.doc_id, c.ms, NULL, NULL, NULL, NULL, NULL, t.ord "
+            f"FROM c LEFT JOIN topics t ON t.query_id = c.query_id WHERE c.action = 'judge' AND c.ms < {d.mark} "
+            "UNION ALL SELECT 'd', NULL, NULL, NULL, COUNT(*), COUNT(adj.query_id), NULL, NULL, NULL, NULL, NULL "
+            "FROM dis LEFT JOIN adj ON adj.query_id = dis.query_id AND adj.doc_id = dis.doc_id"
+        )
+        rows = self._rows(statement, (fast_below_ms,))
+        by_kind: dict[str, Rows] = {}
+        for row in rows:
+            by_kind.setdefault(row[0], []).append(row[1:])
+
+        def topic_order(ord_: Any, query_id: str) -> tuple[bool, int, str]:
+            return (ord_ is None, ord_ or 0, query_id)
+
+        queue = sorted(by_kind.get("q", []), key=lambda r: (r[0], *topic_order(r[9], r[1])))
+        fast = sorted(by_kind.get("f", []), key=lambda r: (*topic_order(r[9], r[1]), r[2], r[0]))
+        (disagreements, adjudicated) = by_kind["d"][0][3:5]
+        return ProgressFacts(
+            queue=tuple(
+                (a, q, int(n1), int(n2), int(n3), int(n4), None if x is None else float(x), int(n5 or 0))
+                for a, q, _, n1, n2, n3, n4, n5, x, _ in queue
+            ),
+            medians={a: float(x) for a, *_, x, _ in by_kind.get("m", [])},
+            gold={a: (int(n1), int(n2)) for a, _, _, n1, n2, *_ in by_kind.get("g", [])},
+            fast=tuple((a, q, doc, int(n1)) for a, q, doc, n1, *_ in fast),
+            disagreements=int(disagreements),
+            adjudicated=int(adjudicated),
+        )
+
+    def session_segments(self, width_s: float) -> Rows:
+        d = self.dialect
+        decided = _listed(DECISIONS)
+        bucket = f"CAST({d.seconds.format('time')} / {d.mark} AS INTEGER)"
+        return self._rows(
+            f"WITH b AS (SELECT assessor, MIN(id) AS first, MAX(id) AS last, "
+            f"SUM(CASE WHEN action IN ({decided}) THEN 1 ELSE 0 END) AS decisions, "
+            f"SUM(CASE WHEN action IN ({decided}) THEN COALESCE(duration_ms, 0) ELSE 0 END) AS ms "
+            f"FROM judgment_log WHERE action <> 'adjudicate' GROUP BY assessor, COALESCE({bucket}, -id)) "
+            "SELECT b.assessor, b.first, b.last, f.time, f.duration_ms, l.time, b.decisions, b.ms FROM b "
+            "JOIN judgment_log f ON f.id = b.first JOIN judgment_log l ON l.id = b.last ORDER BY b.first",
+            (width_s,),
+        )
+
+    def pool_counts(self) -> tuple[int, int, int, int, int, dict[str, int]]:
+        m = self.dialect.mark
+        (latest,) = self._rows(
+            "SELECT MAX(r) FROM (SELECT COALESCE(MAX(round), 0) AS r FROM pool_items "
+            "UNION ALL SELECT COALESCE(MAX(round), 0) FROM rounds) AS latest"
+        )[0]
+        (pooled, new, unassigned, new_unassigned), *_ = self._rows(
+            f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN p.round = {m} THEN 1 ELSE 0 END), 0), "
+            "COALESCE(SUM(CASE WHEN p.assigned THEN 0 ELSE 1 END), 0), "
+            f"COALESCE(SUM(CASE WHEN p.round = {m} AND NOT p.assigned THEN 1 ELSE 0 END), 0) "
+            "FROM (SELECT round, EXISTS (SELECT 1 FROM assignments a WHERE a.query_id = i.query_id "
+            "AND a.doc_id = i.doc_id) AS assigned FROM pool_items i) AS p",
+            (latest, latest),
+        )
+        per = self._rows(
+            "SELECT a.assessor, COUNT(p.query_id) FROM assignments a LEFT JOIN pool_items p "
+            f"ON p.query_id = a.query_id AND p.doc_id = a.doc_id AND p.round = {m} GROUP BY a.assessor",
+            (latest,),
+        )
+        counts = {assessor: int(n) for assessor, n in sorted(per, key=lambda r: r[0])}
+        return int(latest), int(pooled), int(new), int(unassigned), int(new_unassigned), counts
+
+    def stale_items(self) -> list[Item]:
+        rows = self._rows(
+            "SELECT a.assessor, a.query_id, a.doc_id, a.position, a.overlap, a.gold FROM assignments a "
+            "JOIN pool_items p ON p.query_id = a.query_id AND p.doc_id = a.doc_id WHERE p.stale "
+            f"ORDER BY {self._by('a.assessor')}, a.position"
+        )
+        return [Item(a, q, d, pos, bool(o), bool(g), True) for a, q, d, pos, o, g in rows]
+
+    # ------------------------------------------------------------------ export
+
+    def pooled(self, *, include_gold: bool = True) -> list[tuple[str, str]]:
+        gold = "" if include_gold else f"WHERE NOT {_gold('p')} "
+        return [
+            (q, d)
+            for q, d in self._rows(
+                "SELECT p.query_id, p.doc_id FROM pool_items p LEFT JOIN topics t ON t.query_id = p.query_id "
+                f"{gold}ORDER BY {self._topic_order('p.query_id')}, {self._by('p.doc_id')}"
+            )
+        ]
+
+    def log_position(self) -> tuple[int, int | None]:
+        count, last = self._rows("SELECT COUNT(*), MAX(id) FROM judgment_log")[0]
+        return int(count), None if last is None else int(last)
+
+    def log_suspects(self) -> list[LogEvent]:
+        graded = _listed(_GRADED)
+        fields = ", ".join(
+            f"e.{'id' if f.name == 'event_id' else f.name}" for f in dataclasses.fields(LogEvent)
+        )
+        rows = self._rows(
+            f"SELECT {fields} FROM judgment_log e LEFT JOIN topics t ON t.query_id = e.query_id "
+            "LEFT JOIN judgment_log x ON x.id = e.undoes AND x.id < e.id WHERE "
+            f"(e.action IN ({graded}) AND (e.grade IS NULL OR NOT EXISTS "
+            "(SELECT 1 FROM grades g WHERE g.grade = e.grade))) "
+            f"OR (e.action NOT IN ({graded}) AND e.grade IS NOT NULL) "
+            "OR (e.action <> 'undo' AND (t.query_id IS NULL OR NOT ("
+            "EXISTS (SELECT 1 FROM pool_items p WHERE p.query_id = e.query_id AND p.doc_id = e.doc_id) "
+            f"OR {_gold('e')} OR EXISTS (SELECT 1 FROM snapshots s WHERE s.doc_id = e.doc_id)))) "
+            "OR (e.action = 'undo' AND (x.id IS NULL OR x.action = 'undo' OR x.assessor <> e.assessor "
+            "OR x.query_id <> e.query_id OR x.doc_id <> e.doc_id)) ORDER BY e.id"
+        )
+        return [LogEvent(*row) for row in rows]
+
+    def log_assessors(self) -> list[str]:
+        return sorted(r[0] for r in self._rows("SELECT DISTINCT assessor FROM judgment_log"))
