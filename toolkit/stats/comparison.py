@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ClassBreakdown", "ComparisonResult", "compare_runs"]
 
-#: The primary measure when none is declared (``--primary``, ``[audit] primary``).
+#: The primary measure when none is declared (``--primary``, ``[workspace] primary``).
 DEFAULT_PRIMARY = "nDCG@10"
 #: Rank-1 buckets look at the top 10 when the primary measure has no cutoff of its own (``AP``, ``nDCG``).
 DEFAULT_CUTOFF = 10
