@@ -3,7 +3,7 @@
 Generates ``--runs`` runs (default 10) of 6,980 topics × 1,000 docs and human-style qrels (1–3 graded
 relevant docs per topic and 5 judged non-relevant) in a temporary directory, then:
 
-1. **in process** — ``compare_runs`` on the run files with the issue's measures ``RR@10 RR@100 nDCG@10 AP``,
+1. **in process** — ``compare_runs`` on the run files with the measures ``RR@10 RR@100 nDCG@10 AP``,
    the baseline family and all pairs, 100,000 seeded sign flips per Monte Carlo test: the time spent reading,
    scoring and summarising the runs ("scoring") is measured apart from the rest ("statistics"), and the JSON
    rendering apart from both;

@@ -1,4 +1,4 @@
-"""Coverage and size simulation: which 95% interval and which non-inferiority test hold under skew (issue 24).
+"""Coverage and size simulation: which 95% interval and which non-inferiority test hold under skew (docs/statistics.md, "The coverage and size simulation").
 
 Per-topic differences in IR are skewed: many zeros, rare large gains or drops. This simulation draws n
 per-topic differences D from five distributions (n = 10, 20, 30, 50, 100; ``--reps`` replications per cell,

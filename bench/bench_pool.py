@@ -1,6 +1,6 @@
 """Benchmark: ``trec-toolkit pool`` end to end, on generated data and on the example workspace.
 
-**Generated** (the issue's goal: ≤ 15 s and ≤ 600 MB): 4 runs × 3,000 topics, each run ranking the same 90
+**Generated** (the goal: ≤ 15 s and ≤ 600 MB): 4 runs × 3,000 topics, each run ranking the same 90
 candidate documents of a topic in its own random order, pooled at depth 20 — the union of four random
 top-20s of 90 is 90·(1 − (70/90)⁴) ≈ 57 documents a topic, ≈ 171,000 items — from a JSONL corpus of every
 candidate (270,000 documents of ~600 bytes, ≈ 190 MB). Timed: the first round (read the runs, pool, stream

@@ -1,13 +1,13 @@
-"""Benchmark (issues 13, 26): ``score`` and the ``trec_eval`` drop-in side by side with the trec_eval 10 binary.
+"""Benchmark: ``score`` and the ``trec_eval`` drop-in side by side with the trec_eval 10 binary.
 
 Generates, per layout (``--layouts``, all by default):
 
-* ``collection`` — issue 13's file: ``--topics`` × ``--docs`` (5,000 × 1,000; doc ids like ``doc17-523`` from a
+* ``collection`` — the collection file: ``--topics`` × ``--docs`` (5,000 × 1,000; doc ids like ``doc17-523`` from a
   collection of 200,000, so docs recur across topics), 4-decimal scores decreasing down each list with
   occasional ties (listed in random doc order), ~50 relevant docs per topic with grades 1–3 (and ~50 judged
   non-relevant), one ``#`` comment line at the top and every 7th line tab-separated ("comment + tabs") — and
   the same run without the comment line and the tabs ("plain");
-* ``unique`` and ``unique10k`` — issue 26's: 5,000 (10,000) topics × 1,000 docs whose doc ids are unique per
+* ``unique`` and ``unique10k`` — runs of unique ids: 5,000 (10,000) topics × 1,000 docs whose doc ids are unique per
   topic (no doc recurs: one distinct string per line), scores already in trec_eval's order, 50 judgments a
   topic, a comment line and every 7th line tab-separated.
 
@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def generate(folder: Path, topics: int, docs: int, seed: int = 13) -> tuple[Path, Path, Path]:
-    """The issue's run (comment line, every 7th line tab-separated), the same run plain, and the qrels.
+    """The run (comment line, every 7th line tab-separated), the same run plain, and the qrels.
 
     Doc ids ``doc{a}-{b}`` come from a collection of 200,000 docs, so docs recur across topics as in a real
     run. Scores start near 30 and fall by 0.0001–0.05 per rank, by 0 (a tie) one time in 20; tied docs are

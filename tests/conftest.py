@@ -6,10 +6,16 @@ for ``shared/conformance/trec_eval/src``. It is built once into ``~/.cache/trec-
 tarball's hash, built in a temporary folder and renamed into place so that concurrent sessions never see half
 a build) and reused. Without the source, or without a C compiler, the tests that need the oracle are skipped
 with a one-line reason and the rest of the suite still runs.
+
+Every test starts in an empty folder of its own (``outside_the_repository``): the repository is a workspace,
+and a command run from it reads its ``toolkit.toml`` (topic set, measures, primary), so a test that wants the
+example workspace says so by copying it or by ``cwd=``; and tests run side by side (pytest-xdist) never write
+into one shared folder.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -19,6 +25,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+# The run fails loudly when /dev/null stops being the null device (helpers/devnull_guard.py says why).
+from helpers.devnull_guard import (  # noqa: F401 (hooks: pytest finds them by name)
+    pytest_runtest_teardown,
+    pytest_sessionfinish,
+    pytest_sessionstart,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 TARBALL = "trec_eval-10-src.tar.gz"
@@ -70,6 +83,39 @@ def build_trec_eval(tarball: Path) -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return binary
+
+
+#: Tests that run one after another on one pytest-xdist worker, by the resource they drive: each starts
+#: processes that want a CPU of their own and waits on them with deadlines (a terminal under tmux, chromium),
+#: so two of a kind at once only test the machine's load; and ranx, whose numba functions take a process a
+#: minute to load: once per run, not once per worker. (The PostgreSQL tests need no group: each uses a
+#: campaign of its own, as sessions sharing the server do.)
+SERIAL_GROUPS = {
+    "ranx": lambda item: _imports_ranx(item.path),
+    "terminal": lambda item: item.path.name == "test_tmux.py",
+    "browser": lambda item: item.path.parent.name == "browser",
+}
+
+
+@functools.cache
+def _imports_ranx(path: Path) -> bool:
+    return "import ranx" in path.read_text(encoding="utf-8")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``)."""
+    for item in items:
+        for group, member in SERIAL_GROUPS.items():
+            if member(item):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
+@pytest.fixture(autouse=True)
+def outside_the_repository(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every test from an empty folder of its own (see the module docstring)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
 @pytest.fixture(scope="session")

@@ -119,10 +119,10 @@ def config_keys() -> dict[str, set[str]]:
     from toolkit.pipeline.audit import AUDIT_DEFAULTS
     from toolkit.systems.config import KIND_KEYS, SHARED_KEYS
     from toolkit.tui.keymap import ACTIONS, GRADE_PREFIX
-    from toolkit.workspace import RUN_DEFAULTS
+    from toolkit.workspace import MOVED_TO_WORKSPACE, RUN_DEFAULTS
 
     return {
-        "workspace": set(RUN_DEFAULTS) | scanned(r'\bsettings\.get\("(\w+)"'),
+        "workspace": set(RUN_DEFAULTS) | set(MOVED_TO_WORKSPACE) | scanned(r'\bsettings\.get\("(\w+)"'),
         "systems.NAME": SHARED_KEYS | set().union(*KIND_KEYS.values()),
         "docs": scanned(r'_argv_list\(section, "(\w+)"', "toolkit/pooling/docsource.py")
         | scanned(r'\bsection\.get\("(\w+)"', "toolkit/pooling/docsource.py")

@@ -1,4 +1,4 @@
-"""The error tree: what a Python caller can catch (issue 24, item 11).
+"""The error tree: what a Python caller can catch (docs/python-api.md).
 
 A malformed file, a wrong argument or an invalid setting is a bad value: library users catch those as
 ``ValueError`` without importing the toolkit's tree, as they would for ``int("x")`` or ``json.loads``.

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import make_workspace
 
 from toolkit.errors import ConfigError, UsageError
 from toolkit.model import Run
@@ -40,9 +41,8 @@ def test_missing_explicit_config(tmp_path: Path) -> None:
         load_workspace(tmp_path / "nope.toml")
 
 
-def workspace(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
-    (tmp_path / "toolkit.toml").write_text(text, encoding="utf-8")
-    return load_workspace(tmp_path / "toolkit.toml")
+def workspace(tmp_path: Path, text: str) -> Workspace:
+    return load_workspace(make_workspace(tmp_path, config=text))
 
 
 def test_run_settings_precedence_command_line_system_workspace_default(tmp_path: Path) -> None:

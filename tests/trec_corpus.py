@@ -1,4 +1,4 @@
-"""trec_eval 10's own output on a fixed corpus of cases, committed as test data (issue 24, item 10).
+"""trec_eval 10's own output on a fixed corpus of cases, committed as test data (docs/trec_eval.md).
 
 Why: the drop-in's contract is trec_eval's bytes, and the binary the live tests compare with is built from a
 source archive outside the repository — on a fresh clone those tests skip. This corpus carries trec_eval's

@@ -1,7 +1,8 @@
 """The workspace (docs/design.md §3): ``toolkit.toml`` plus the ``topics/ runs/ qrels/ judging/`` folders.
 
-Every command resolves its settings here, once and the same way: the topic set (``--topics`` else
-``[workspace] topics``), the run settings (one precedence and one table of defaults: the command line, then
+Every command resolves its settings here, once and the same way: the evaluation settings that ``score``,
+``compare``, ``gate`` and ``audit`` share (the topic set — ``--topics`` else ``[workspace] topics`` —, the
+measures and the primary measure: ``Workspace.evaluation``), the run settings (one precedence and one table of defaults: the command line, then
 the system's ``[systems.NAME]`` table, then ``[workspace]``, then ``RUN_DEFAULTS``), the doc ids regex truth
 covers (runs, an id list, ``[docs] ids``), the doc source and the systems — and paths are recorded relative
 to the workspace, so a manifest or an audit reads the same on every checkout.
@@ -17,6 +18,7 @@ import dataclasses
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,8 @@ from toolkit.formats.structured import loads_toml
 from toolkit.formats.textfile import read_text
 
 if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
+
     from toolkit.model import Run, TopicSet
     from toolkit.pooling.docsource import DocSource
     from toolkit.systems.base import System
@@ -51,6 +55,43 @@ class RunSettings:
     workers: int
     timeout: float
     retries: int
+
+
+#: Keys that once lived in ``[audit]`` and moved to ``[workspace]`` because every command that evaluates reads
+#: them; the old place is still read, with a deprecation warning.
+MOVED_TO_WORKSPACE = ("measures", "primary")
+
+
+@dataclass(frozen=True)
+class EvaluationSettings:
+    """What ``score``, ``compare``, ``gate`` and ``audit`` evaluate with, resolved once (``Workspace.evaluation``).
+
+    ``topics`` is None when neither ``--topics`` nor ``[workspace] topics`` names a topic set (the qrels'
+    topics then count); ``measures`` None means the topic set's class measures, else the defaults; ``primary``
+    None means the library's default primary measure.
+    """
+
+    topics: TopicSet | None
+    measures: str | tuple[str, ...] | None
+    primary: str | None
+
+    def measure_list(self) -> tuple[Measure, ...]:
+        """The measures to compute: ``measures`` parsed (else the topic set's class measures, else the
+        defaults), with a declared ``primary`` put first when it is not among them, as ``compare`` does."""
+        from toolkit.scoring import resolve_measures
+        from toolkit.scoring.measures import parse_measure
+
+        measures = resolve_measures(self.measures, self.topics)
+        if self.primary is None:
+            return measures
+        primary = parse_measure(self.primary)
+        return measures if primary in measures else (primary, *measures)
+
+    def primary_name(self) -> str | None:
+        """The declared primary measure's canonical name (``R-Prec`` → ``Rprec``), as reports print it."""
+        from toolkit.scoring.measures import parse_measure
+
+        return None if self.primary is None else str(parse_measure(self.primary))
 
 
 @dataclass(frozen=True)
@@ -160,6 +201,78 @@ class Workspace:
         if is_irds(topic_file):
             return dataclasses.replace(read_topics(str(topic_file)), path=str(topic_file))
         return dataclasses.replace(read_topics(topic_file), path=self.relative(topic_file))
+
+    def evaluation(
+        self,
+        *,
+        topics: str | Path | None = None,
+        measures: str | Sequence[str] | None = None,
+        primary: str | None = None,
+    ) -> EvaluationSettings:
+        """The evaluation settings every command shares: each given value (the command line) wins, else the
+        workspace's ``[workspace] topics``, ``measures`` and ``primary``.
+
+        An explicit ``topics`` path is read as given; the workspace's is recorded relative to the workspace.
+        """
+        from toolkit.formats.topics import read_topics
+
+        if topics is not None:
+            topic_set = read_topics(topics)
+        elif self.default_topics is not None:
+            topic_set = self.topics()
+        else:
+            topic_set = None
+        chosen = measures if measures else self.shared_setting("measures")
+        return EvaluationSettings(
+            topics=topic_set,
+            measures=chosen if chosen is None or isinstance(chosen, str) else tuple(chosen),
+            primary=primary or self.shared_setting("primary"),
+        )
+
+    def shared_setting(self, key: str) -> Any:
+        """``[workspace] KEY`` of ``MOVED_TO_WORKSPACE``, else the deprecated ``[audit] KEY`` (with a warning);
+        checked for its type and, for measures, for names the toolkit knows."""
+        from toolkit.errors import ToolkitWarning
+
+        value = self.settings.get(key)
+        where = f"[workspace] {key}"
+        old = self.section("audit").get(key)
+        if old is not None:
+            if value is not None and old != value:
+                raise ConfigError(
+                    f"{self.where}: [audit] {key} = {old!r} and [workspace] {key} = {value!r} disagree; "
+                    f"keep only [workspace] {key}"
+                )
+            warnings.warn(
+                f"{self.where}: [audit] {key} is deprecated: move it to [workspace] {key}, which score, compare, "
+                "gate and audit all read",
+                ToolkitWarning,
+                stacklevel=3,
+            )
+            value, where = old, f"[audit] {key}"
+        if value is None:
+            return None
+        if key == "primary":
+            if not isinstance(value, str):
+                raise ConfigError(f'{self.where}: {where} must be one measure name, e.g. "RR@10"')
+            self._check_measures(where, [value])
+            return value
+        names = value.split() if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise ConfigError(
+                f'{self.where}: {where} must be a list of measure names, e.g. ["RR@10", "nDCG@10"]'
+            )
+        self._check_measures(where, names)
+        return value
+
+    def _check_measures(self, where: str, names: Sequence[str]) -> None:
+        from toolkit.errors import ToolkitError
+        from toolkit.scoring.measures import parse_measures
+
+        try:
+            parse_measures(list(names))
+        except ToolkitError as exc:
+            raise ConfigError(f"{self.where}: {where}: {exc}") from None
 
     def systems(self) -> dict[str, System]:
         """Every ``[systems.NAME]`` of the workspace, validated."""

@@ -120,7 +120,7 @@ def test_bootstrap_needs_ten_topics_and_can_be_disabled() -> None:
 
 def test_bootstrap_of_identical_topics_is_refused_not_a_point() -> None:
     """Every topic carries the same table, so every resample has the same kappa: a [κ, κ] interval would claim
-    certainty (issue 12: it printed [1.0, 1.0] where the analytic CI was refused)."""
+    certainty (it printed [1.0, 1.0] where the analytic CI was refused)."""
     judgments = []
     for t in range(1, 11):
         judgments += [

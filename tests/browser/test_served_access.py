@@ -1,4 +1,4 @@
-"""Who may drive a served screen, and that every app it starts ends (issue 25, item 2).
+"""Who may drive a served screen, and that every app it starts ends (docs/reliability.md).
 
 A raw websocket client (aiohttp's, which textual-serve itself runs on) sends exactly the headers a test
 names, so each check is tried alone: no secret, a wrong one, another Origin, no Origin, another Host. The
@@ -268,11 +268,9 @@ def test_sigterm_ends_the_server_and_its_apps_while_a_page_is_open(
     server = serve("judge", str(campaign), "--assessor", "alice")
     with a_page_open(server):
         apps = server.apps()
-        started = time.monotonic()
         server.process.send_signal(stop)
-        server.process.wait(20)  # the open page does not keep it
-        assert time.monotonic() - started < 20
-        assert wait_gone(apps, 5) == []
+        server.process.wait(120)  # the open page does not keep it (each app gets 10 s, then is killed)
+        assert wait_gone(apps, 30) == []
 
 
 def test_an_app_whose_server_was_killed_ends(campaign: Path, serve: Any) -> None:

@@ -336,7 +336,7 @@ def test_degenerate_table_output(tmp_path: Path) -> None:
 
 def test_nothing_to_compare_exits_non_zero_with_the_reason(tmp_path: Path) -> None:
     # Two assessors who graded different items, and a campaign where only one assessor graded: no item has
-    # two grades, so there is no agreement to report (issue 16.7).
+    # two grades, so there is no agreement to report.
     apart = tmp_path / "apart.tsv"
     apart.write_text("alice\tq1\td1\t2\nbob\tq1\td2\t1\nbob\tq2\td1\t0\n")
     code, out, err = run(str(apart))
@@ -370,7 +370,7 @@ def test_nothing_to_compare_exits_non_zero_with_the_reason(tmp_path: Path) -> No
     assert "nothing to compare: no item has grades from two assessors (1 assessor, 1 graded item)" in err
 
 
-# --- Issue 12 defect 5: one minimum-data rule for every statistic, and a reason for every null --------------
+# --- One minimum-data rule (toolkit.minimum) for every statistic, and a reason for every null --------------
 
 
 def tsv(path: Path, rows: list[tuple[str, str, str, int]]) -> Path:
@@ -395,7 +395,7 @@ def nulls_without_reason(node, where: str = "") -> list[str]:
     return found
 
 
-def test_defect5_fleiss_and_alpha_on_two_items_are_null_with_the_rule(tmp_path: Path) -> None:
+def test_minimum_data_fleiss_and_alpha_on_two_items_are_null_with_the_rule(tmp_path: Path) -> None:
     """Two items, two assessors who disagree on both: Fleiss' kappa used to print −1.0."""
     path = tsv(
         tmp_path / "two.tsv",
@@ -414,7 +414,7 @@ def test_defect5_fleiss_and_alpha_on_two_items_are_null_with_the_rule(tmp_path: 
     assert code == 0 and "-1.0000" not in out
 
 
-def test_defect5_no_bootstrap_point_interval_where_the_analytic_ci_is_refused(tmp_path: Path) -> None:
+def test_minimum_data_no_bootstrap_point_interval_where_the_analytic_ci_is_refused(tmp_path: Path) -> None:
     """Perfect agreement on 20 items over 20 topics: SE 0, no analytic CI — the bootstrap said [1.0, 1.0]."""
     rows = [(who, f"q{i:02d}", f"d{i}", i % 4) for i in range(20) for who in ("alice", "bob")]
     doc = agree_json(tsv(tmp_path / "perfect.tsv", rows), "--labels", "0,1,2,3")
@@ -428,7 +428,7 @@ def test_defect5_no_bootstrap_point_interval_where_the_analytic_ci_is_refused(tm
     assert nulls_without_reason(doc) == []
 
 
-def test_defect5_a_constant_assessor_never_prints_negative_zero(tmp_path: Path) -> None:
+def test_minimum_data_a_constant_assessor_never_prints_negative_zero(tmp_path: Path) -> None:
     """alice grades every item 0: kappa is exactly 0 whatever bob does — it printed as -0.0000."""
     bob = [3, 0, 2, 3, 3, 2, 3, 2, 1, 1, 2, 1, 0, 2, 1, 2, 0, 0, 2, 3, 0, 2]
     rows = [("alice", f"q{i % 10}", f"d{i}", 0) for i in range(22)]
@@ -443,7 +443,7 @@ def test_defect5_a_constant_assessor_never_prints_negative_zero(tmp_path: Path) 
     assert nulls_without_reason(doc) == []
 
 
-def test_defect5_the_bootstrap_needs_ten_topics(tmp_path: Path) -> None:
+def test_minimum_data_the_bootstrap_needs_ten_topics(tmp_path: Path) -> None:
     rows = [
         (who, f"q{i % 5}", f"d{i}", g) for i, g in enumerate([0, 1, 2, 3] * 5) for who in ("alice", "bob")
     ]
@@ -455,3 +455,38 @@ def test_defect5_the_bootstrap_needs_ten_topics(tmp_path: Path) -> None:
         k["ci95_bootstrap_reason"]
         == "the topic bootstrap needs at least 10 topics with shared items (found 5)"
     )
+
+
+def test_per_topic_lists_the_topics_with_a_kappa_and_says_once_why_the_others_are_not(tmp_path: Path) -> None:
+    """At a 20 % overlap most topics share a few items: a row of "n/a" each would bury the ones with a value.
+    q1: 12 shared items (a kappa, checked against scikit-learn); q2 and q3: 2 and 3 shared items."""
+    from sklearn.metrics import cohen_kappa_score
+
+    alice = [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
+    bob = [0, 1, 2, 2, 0, 1, 3, 3, 1, 1, 2, 3]
+    rows = [
+        (who, "q1", f"d{i}", g)
+        for who, grades in (("alice", alice), ("bob", bob))
+        for i, g in enumerate(grades)
+    ]
+    rows += [(who, "q2", f"d{i}", i) for who in ("alice", "bob") for i in range(2)]
+    rows += [(who, "q3", f"d{i}", i) for who in ("alice", "bob") for i in range(3)]
+    path = tsv(tmp_path / "few.tsv", rows)
+    code, out, err = run(str(path), "--bootstrap", "0")
+    assert (code, err) == (0, "")
+    section = out.split("Per topic\n", 1)[1].split("\n\nGrade distributions", 1)[0].replace("\n\n", "\n")
+    section = section.splitlines()
+    expected = cohen_kappa_score(alice, bob)
+    assert section == [
+        "a      b    topic   n  agree%  unweighted  linear  quadratic",
+        f"alice  bob  q1     12    75.0      {expected:.4f}"
+        f"  {cohen_kappa_score(alice, bob, weights='linear'):.4f}"
+        f"     {cohen_kappa_score(alice, bob, weights='quadratic'):.4f}",
+        "2 of 3 topic rows are not listed: kappa per topic needs at least 10 items both assessors graded, and they "
+        "have 3 or fewer (each one's n and agree% are in --format json).",
+    ]
+    assert [t["query_id"] for t in agree_json(path, "--bootstrap", "0")["pairs"][0]["per_topic"]] == [
+        "q1",
+        "q2",
+        "q3",
+    ]

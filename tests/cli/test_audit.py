@@ -10,23 +10,21 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import make_workspace
 
 from toolkit.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 
-SEARCH = """
-import json, sys
-engine, query = sys.argv[1], sys.argv[2]
-docs = {
-    "good": {"alpha": ["a1", "x", "y"], "beta": ["b1", "x"], "gamma": ["x", "g1"], "delta": ["new", "old"]},
-    "bad": {"alpha": ["x", "a1", "y"], "beta": ["x", "y", "b1"], "gamma": ["x", "g1"], "delta": ["old", "new"]},
-}[engine].get(query, [])
-print(json.dumps({"results": [{"doc_id": d, "score": 10 - i} for i, d in enumerate(docs)]}))
-"""
+#: good answers t1, t2, t4 at rank 1; bad has every answer lower (t3's is at rank 2 in both).
+RANKINGS = {
+    "bad": {"t1": ["x", "a1", "y"], "t2": ["x", "y", "b1"], "t3": ["x", "g1"], "t4": ["old", "new"]},
+    "good": {"t1": ["a1", "x", "y"], "t2": ["b1", "x"], "t3": ["x", "g1"], "t4": ["new", "old"]},
+}
 
 TOPICS = """
 [topicset]
@@ -58,37 +56,24 @@ truth = ['^new$']
 prefer = [{ modern = '^new$', legacy = '^old$' }]
 """
 
-CONFIG = """
-[workspace]
-topics = "topics/mini.toml"
-baseline = "bad"
-depth = 10
-workers = 1
 
-[systems.bad]
-command = ["{python}", "search.py", "bad", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[systems.good]
-command = ["{python}", "search.py", "good", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[audit]
-measures = ["RR@10", "P@1"]
-primary = "RR@10"
-margins = { "RR@10" = 0.05 }
-"""
+def build(root: Path, **more: Any) -> Path:
+    """The small workspace: bad (the baseline) and good over topics/mini.toml, RR@10 primary."""
+    make_workspace(
+        root,
+        topics=TOPICS,
+        topics_file="topics/mini.toml",
+        engines=RANKINGS,
+        workspace={"baseline": "bad", "depth": 10, "measures": ["RR@10", "P@1"], "primary": "RR@10"},
+        tables={"audit": {"margins": {"RR@10": 0.05}}},
+        **more,
+    )
+    return root
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "topics").mkdir()
-    (tmp_path / "topics" / "mini.toml").write_text(TOPICS)
-    (tmp_path / "search.py").write_text(SEARCH)
-    (tmp_path / "toolkit.toml").write_text(CONFIG)
-    return tmp_path
+    return build(tmp_path)
 
 
 def audit(*args: str):
@@ -165,7 +150,12 @@ def test_second_audit_reuses_runs_and_is_byte_identical(workspace: Path):
 def test_changed_system_config_reruns(workspace: Path):
     assert audit("--config", str(workspace / "toolkit.toml"))[0] == 0
     config = workspace / "toolkit.toml"
-    config.write_text(config.read_text().replace('"good", "{query}"]', '"good", "{query}", "--v2"]'))
+    config.write_text(
+        config.read_text().replace(
+            '"good", "{query_id}", "{query}", "{depth}"]',
+            '"good", "{query_id}", "{query}", "{depth}", "--v2"]',
+        )
+    )
     code, _, err = audit("--config", str(config))
     assert code == 0
     assert "run bad: reusing" in err and "run good: running over 4 topics" in err
@@ -180,8 +170,8 @@ def test_changed_system_config_reruns(workspace: Path):
         ),
         (
             lambda c: c.replace("[audit]", "[audit]\ncolour = 1"),
-            "[audit] has unknown key(s) colour; known: alpha, correction, margins, measures, name, order, output, "
-            "primary, qrels, seed, test, topics_shown",
+            "[audit] has unknown key(s) colour; known: alpha, correction, margins, name, order, output, qrels, seed, "
+            "test, topics_shown",
         ),
     ],
 )
@@ -235,7 +225,7 @@ def test_example_workspace_audit(tmp_path: Path):
     assert done.stdout.startswith("Audit of bm25f against bm25 on stdlib (61 topics, primary RR@10")
     for suffix in ("md", "json", "html"):
         assert (tmp_path / "audits" / f"audit.{suffix}").is_file()
-    # the issue's "done when": the confirmatory family, the exploratory per-class tables and Judged@k
+    # the audit's reading order (docs/design.md §7): the confirmatory family, the exploratory per-class tables and Judged@k
     md = (tmp_path / "audits" / "audit.md").read_text()
     for section in (
         "## Verdict",
@@ -245,56 +235,31 @@ def test_example_workspace_audit(tmp_path: Path):
     ):
         assert section + "\n" in md
     doc = json.loads((tmp_path / "audits" / "audit.json").read_text())
-    assert doc["primary"] == "RR@10" and doc["primary_declared"] is True  # [audit] primary in toolkit.toml
+    assert (
+        doc["primary"] == "RR@10" and doc["primary_declared"] is True
+    )  # [workspace] primary in toolkit.toml
     assert {b["family"] for b in doc["by_class"].values()} == {"exploratory"}
     assert len(list((tmp_path / "audits").glob("audit-*.png"))) == 3
 
 
-# --- Issue 12 defects 6 and 7: failed topics and Judged@k are part of every audit ------------------------
-
-FLAKY = """
-import json, os, sys
-engine, query = sys.argv[1], sys.argv[2]
-if engine == "flaky" and query in os.environ.get("FAIL", "").split(","):
-    sys.exit("search backend down")
-ranked = {"steady": ["x", "{q}1"], "flaky": ["{q}1", "x"]}[engine]
-print(json.dumps({"results": [{"doc_id": d.format(q=query)} for d in ranked]}))
-"""
-
-FLAKY_CONFIG = """
-[workspace]
-topics = "topics/t.toml"
-baseline = "steady"
-workers = 1
-
-[systems.steady]
-command = ["{python}", "search.py", "steady", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[systems.flaky]
-command = ["{python}", "search.py", "flaky", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[audit]
-measures = ["RR@10"]
-primary = "RR@10"
-"""
+# --- Failed topics and Judged@k are part of every audit (docs/design.md §7) ------------------------
 
 
 @pytest.fixture
 def flaky_ws(tmp_path: Path) -> Path:
-    (tmp_path / "topics").mkdir()
-    topics = "".join(f'[[topic]]\nid = "t{i}"\nquery = "w{i}"\ntruth = [\'^w{i}1$\']\n\n' for i in range(12))
-    (tmp_path / "topics" / "t.toml").write_text(topics)
-    (tmp_path / "search.py").write_text(FLAKY)
-    (tmp_path / "toolkit.toml").write_text(FLAKY_CONFIG)
+    """12 topics: flaky has every answer at rank 1, steady at rank 2; $FAKE_FAIL makes flaky fail some."""
+    ids = [f"t{i}" for i in range(12)]
+    make_workspace(
+        tmp_path,
+        topics=[{"id": q, "query": f"w{q[1:]}", "truth": [f"^{q}-rel$"]} for q in ids],
+        engines={"steady": {q: ["x", f"{q}-rel"] for q in ids}, "flaky": {q: [f"{q}-rel", "x"] for q in ids}},
+        workspace={"baseline": "steady", "measures": ["RR@10"], "primary": "RR@10"},
+    )
     return tmp_path
 
 
-def test_defect6_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, monkeypatch) -> None:
-    monkeypatch.setenv("FAIL", "w3,w7")
+def test_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FAKE_FAIL", "flaky:t3,flaky:t7")
     code, out, err = audit("--config", str(flaky_ws / "toolkit.toml"))
     assert code == 0, err
     assert "flaky: not comparable: 2 topics failed in flaky" in out
@@ -308,10 +273,8 @@ def test_defect6_failed_topics_make_the_audit_not_comparable(flaky_ws: Path, mon
     assert "t3 t7" in md
 
 
-def test_defect6_allow_failed_gives_the_verdict_and_still_lists_the_failures(
-    flaky_ws: Path, monkeypatch
-) -> None:
-    monkeypatch.setenv("FAIL", "w3,w7")
+def test_allow_failed_gives_the_verdict_and_still_lists_the_failures(flaky_ws: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FAKE_FAIL", "flaky:t3,flaky:t7")
     code, out, err = audit("--config", str(flaky_ws / "toolkit.toml"), "--allow-failed")
     assert code == 0, err
     doc = json.loads((flaky_ws / "audits" / "audit.json").read_text())
@@ -322,7 +285,7 @@ def test_defect6_allow_failed_gives_the_verdict_and_still_lists_the_failures(
     assert "2 topics failed in flaky (allowed with --allow-failed)" in out
 
 
-def test_defect7_audit_reports_judged_at_k(workspace: Path) -> None:
+def test_audit_reports_judged_at_k(workspace: Path) -> None:
     code, _, err = audit("--config", str(workspace / "toolkit.toml"))
     assert code == 0, err
     doc = json.loads((workspace / "audits" / "audit.json").read_text())
@@ -368,7 +331,7 @@ def cand(query, depth):
 
 
 def test_audit_of_three_thousand_topics_with_rr_at_1000(tmp_path: Path, monkeypatch) -> None:
-    """The issue's "done when": audit succeeds on 3,000-topic runs with RR@1000 among the measures."""
+    """Audit succeeds on 3,000-topic runs with RR@1000 among the measures."""
     (tmp_path / "topics").mkdir()
     (tmp_path / "qrels").mkdir()
     (tmp_path / "bigsys.py").write_text(SYSTEMS_MODULE)
@@ -377,9 +340,10 @@ def test_audit_of_three_thousand_topics_with_rr_at_1000(tmp_path: Path, monkeypa
     (tmp_path / "topics" / "big.toml").write_text(topics)
     (tmp_path / "qrels" / "big.qrels").write_text("".join(f"t{i} 0 w{i}-rel 1\n" for i in range(3000)))
     (tmp_path / "toolkit.toml").write_text(
-        '[workspace]\ntopics = "topics/big.toml"\nbaseline = "base"\ndepth = 1000\nworkers = 1\n\n'
+        '[workspace]\ntopics = "topics/big.toml"\nbaseline = "base"\ndepth = 1000\nworkers = 1\n'
+        'measures = ["RR@10", "RR@1000", "P@1"]\nprimary = "RR@10"\n\n'
         '[systems.base]\ncallable = "bigsys:base"\n\n[systems.cand]\ncallable = "bigsys:cand"\n\n'
-        '[audit]\nqrels = "qrels/big.qrels"\nmeasures = ["RR@10", "RR@1000", "P@1"]\nprimary = "RR@10"\n'
+        '[audit]\nqrels = "qrels/big.qrels"\n'
     )
     code, out, err = audit("--config", str(tmp_path / "toolkit.toml"))
     assert code == 0, err
@@ -403,19 +367,11 @@ print("index " + index.read_text().strip())
 
 
 @pytest.fixture
-def checked(workspace: Path) -> Path:
+def checked(tmp_path: Path) -> Path:
     """The workspace with a pre-flight check on both systems, reporting the version in index.txt."""
-    (workspace / "check.py").write_text(CHECK)
-    (workspace / "index.txt").write_text("v1\n")
-    config = workspace / "toolkit.toml"
-    text = config.read_text()
-    for name in ("bad", "good"):
-        text = text.replace(
-            f'"{name}", "{{query}}"]',
-            f'"{name}", "{{query}}"]\npreflight = ["{{python}}", "check.py", "{name}"]',
-        )
-    config.write_text(text)
-    return workspace
+    (tmp_path / "check.py").write_text(CHECK)
+    (tmp_path / "index.txt").write_text("v1\n")
+    return build(tmp_path, systems={n: {"preflight": ["{python}", "check.py", n]} for n in ("bad", "good")})
 
 
 def test_audit_runs_each_preflight_once_before_the_runs(checked: Path) -> None:

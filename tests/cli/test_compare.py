@@ -61,7 +61,7 @@ def test_s1_json_values():
     assert c["tests"]["t"]["statistic"] == pytest.approx(1.532879, abs=1e-6)
     assert c["tests"]["t"]["df"] == 9
     assert c["tests"]["t"]["pvalue"] == pytest.approx(0.159671, abs=1e-6)
-    # the headline interval is the studentized bootstrap's, withheld below 30 topics (issue 24 item 5);
+    # the headline interval is the studentized bootstrap's, withheld below 30 topics (docs/statistics.md, "Intervals");
     # the paired t interval is kept beside it, labelled and unadjusted
     assert (c["ci95"]["method"], c["ci95"]["adjusted"], c["ci95"]["low"]) == (
         "studentized bootstrap",
@@ -120,7 +120,7 @@ def test_json_contract_keys_in_order():
         "judged_qrels",
         "failed_topics",
         "allow_failed",
-        "refusal",  # added in issue 14 (a key added: same schema_version)
+        "refusal",  # added later (a key added: same schema_version)
         "versions",
         "setup",
     ]
@@ -482,7 +482,7 @@ def test_bad_run_file_names_path_and_line(tmp_path):
     assert err.startswith(f"Error: {bad}:1: ")
 
 
-# --- Issue 12: regression tests for the defects found on realistic data, each through the CLI ---------------
+# --- Regression tests for faults found on realistic data, each through the CLI ---------------
 
 
 def write_ranked(path: Path, tag: str, ranks: dict[str, int | None], *, depth: int = 10) -> Path:
@@ -506,7 +506,7 @@ def write_rel_qrels(path: Path, qids, *, judged_nonrel: dict[str, list[str]] | N
     return path
 
 
-def test_defect1_more_than_1024_differing_pairs_do_not_overflow(tmp_path: Path) -> None:
+def test_more_than_1024_differing_pairs_do_not_overflow(tmp_path: Path) -> None:
     """2**1100 used to be turned into a float (OverflowError in counts.min_pvalue)."""
     ids = [f"t{i:04d}" for i in range(1200)]
     # baseline at rank 2 everywhere; the candidate fixes 700 topics (rank 1) and degrades 450 (rank 3)
@@ -534,7 +534,7 @@ def test_defect1_more_than_1024_differing_pairs_do_not_overflow(tmp_path: Path) 
     assert r["mcnemar"]["pvalue"] == binomtest(700, 700, 0.5).pvalue  # 2 · 2^-700, no overflow
 
 
-def test_defect2_rr_at_large_k_falls_back_to_monte_carlo_and_says_so(tmp_path: Path) -> None:
+def test_rr_at_large_k_falls_back_to_monte_carlo_and_says_so(tmp_path: Path) -> None:
     """lcm(1..100) does not fit an int64: the exact grid used to crash (ValueError / OverflowError)."""
     import numpy as np
     from scipy import stats
@@ -563,8 +563,8 @@ def test_defect2_rr_at_large_k_falls_back_to_monte_carlo_and_says_so(tmp_path: P
     assert code == 0 and "Monte Carlo" in out
 
 
-def test_defect2_three_thousand_topics_with_rr_at_1000(tmp_path: Path) -> None:
-    """The issue's "done when": compare succeeds on 3,000-topic runs with RR@1000 among the measures."""
+def test_three_thousand_topics_with_rr_at_1000(tmp_path: Path) -> None:
+    """Compare succeeds on 3,000-topic runs with RR@1000 among the measures."""
     import random
 
     rng = random.Random(5)
@@ -589,8 +589,8 @@ def test_defect2_three_thousand_topics_with_rr_at_1000(tmp_path: Path) -> None:
     assert all(0 < c["pvalue"] <= 1 for c in by.values())
 
 
-def test_defect3_exact_enumeration_counts_rational_ties_exactly(tmp_path: Path) -> None:
-    """The issue's example: RR (1/2, 1/5, 1/6, 0) vs (1/3, 1/10, 0, 1/3). Differences −1/6, −1/10, −1/6, +1/3:
+def test_exact_enumeration_counts_rational_ties_exactly(tmp_path: Path) -> None:
+    """The example of docs/statistics.md: RR (1/2, 1/5, 1/6, 0) vs (1/3, 1/10, 0, 1/3). Differences −1/6, −1/10, −1/6, +1/3:
     every one of the 16 sign vectors has |sum| ≥ 1/10 (the smallest is 1/3 − 1/6 − 1/6 ± 1/10), so p = 1.
     The 1e-9 grid used to miscount the ties and say 0.875."""
     from fractions import Fraction
@@ -614,7 +614,7 @@ def test_defect3_exact_enumeration_counts_rational_ties_exactly(tmp_path: Path) 
     assert rand["pvalue"] == float(brute) and rand["exact"] is True
 
 
-def test_defect4_noninferiority_without_spread_is_null_with_a_reason(tmp_path: Path) -> None:
+def test_noninferiority_without_spread_is_null_with_a_reason(tmp_path: Path) -> None:
     """Every difference equal (sd = 0): no t statistic, no interval — it used to say p = 0 and "holds"."""
     ids = [f"t{i:02d}" for i in range(12)]
     qrels = write_rel_qrels(tmp_path / "q.qrels", ids)
@@ -629,7 +629,7 @@ def test_defect4_noninferiority_without_spread_is_null_with_a_reason(tmp_path: P
     assert "every per-topic difference is the same (sd = 0)" in out
 
 
-def test_defect7_compare_reports_judged_at_k_per_run_with_a_warning(tmp_path: Path) -> None:
+def test_compare_reports_judged_at_k_per_run_with_a_warning(tmp_path: Path) -> None:
     """Pooled human qrels (judged non-relevant docs present) that judged only part of each run's top 10."""
     ids = [f"t{i:02d}" for i in range(12)]
     # judged: the relevant doc and d1..d4 of every topic; the baseline puts rel at 2, the candidate at 1
@@ -672,10 +672,10 @@ def test_defect7_compare_reports_judged_at_k_per_run_with_a_warning(tmp_path: Pa
     )
 
 
-def test_issue24_wilcoxon_verdict_says_when_the_mean_disagrees(tmp_path: Path) -> None:
-    """Issue 24 item 2: P@10 baseline [0.2]×20 + [1.0]×3, candidate [0.3]×20 + [0.0]×3, --test wilcoxon.
+def test_wilcoxon_verdict_says_when_the_mean_disagrees(tmp_path: Path) -> None:
+    """The direction of a verdict: P@10 baseline [0.2]×20 + [1.0]×3, candidate [0.3]×20 + [0.0]×3, --test wilcoxon.
     The signed ranks favour the candidate (R+ 210 vs R− 66, hand computation; p < 0.05: tests/stats/
-    test_issue24.py enumerates it), the mean Δ is −1/23: the verdict must say both, not "worse"."""
+    test_verdict_direction.py enumerates it), the mean Δ is −1/23: the verdict must say both, not "worse"."""
     ids = [f"t{i:02d}" for i in range(23)]
     qrels = tmp_path / "q.qrels"
     lines = [f"{q} 0 {q}-r{k} 1" for q in ids for k in range(10)]
@@ -713,8 +713,8 @@ def test_issue24_wilcoxon_verdict_says_when_the_mean_disagrees(tmp_path: Path) -
     assert code == 3 and "the test and the mean disagree" in err
 
 
-def test_issue24_one_pair_one_verdict_under_bh(tmp_path: Path) -> None:
-    """Issue 24 item 4: three runs on 12 topics, P@1. b and c each win 6 topics of a (different ones) and lose
+def test_one_pair_one_verdict_under_bh(tmp_path: Path) -> None:
+    """One pair, one verdict: three runs on 12 topics, P@1. b and c each win 6 topics of a (different ones) and lose
     none: exact randomization p = 2/2^6 = 0.03125 each (hand computation); Holm over the 2 candidates gives
     0.0625 (no significant difference), while BH over the 3 pairs (p = 0.03125, 0.03125, 1) gives
     0.046875 < 0.05. The all-pairs row of a pair with the baseline must not read "better" without saying why."""

@@ -123,3 +123,20 @@ def test_correlate_refuses_bad_input_in_one_line(args: list[str], code: int, mes
     if message is not None:
         assert last == message
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "measure"),
+    [
+        ('[workspace]\nprimary = "P@5"\n', "P@5"),  # the one evaluation setting score, compare and audit read
+        ("", "nDCG@10"),  # none declared: compare's default
+    ],
+)
+def test_the_measure_defaults_to_the_workspace_primary(tmp_path: Path, config: str, measure: str) -> None:
+    runs = _write_runs(tmp_path)
+    qrels = tmp_path / "full.qrels"
+    qrels.write_text("".join(f"q{q} 0 d{i} 1\n" for q in range(12) for i in range(4)))
+    (tmp_path / "toolkit.toml").write_text(config)
+    done = run(*runs, "--qrels", str(qrels), "--qrels", str(qrels), "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["measure"] == measure

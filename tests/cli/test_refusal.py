@@ -1,4 +1,4 @@
-"""Issue 14 item 1 through the CLI: topics declared ``expect = "empty"`` — refusal correctness, the
+"""Through the CLI (docs/design.md §5, Denominator): topics declared ``expect = "empty"`` — refusal correctness, the
 empty-result rate, the denominator, the failure rule, McNemar in ``compare``/``audit``, and ``gate`` rules.
 
 Every expected number is a hand computation on the small fixture below (comments give the sums); McNemar's
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import make_workspace
 
 from toolkit.cli import main
 
@@ -366,77 +367,31 @@ def test_compare_reports_both_rates_per_run_with_exact_mcnemar_and_the_changed_t
     ) in verdict
 
 
-AUDIT_SEARCH = """
-import json, sys
-engine, query = sys.argv[1], sys.argv[2]
-hits = {
-    "strict": {"alpha": ["a1"], "beta": ["b1"], "gamma": ["x", "g1"]},
-    "loose": {"alpha": ["a1"], "beta": ["x", "b1"], "gamma": ["g1"], "pandas DataFrame": ["x"],
-              "kubernetes": ["x"]},
-}[engine].get(query, [])
-print(json.dumps({"results": [{"doc_id": d, "score": 10 - i} for i, d in enumerate(hits)]}))
-"""
+AUDIT_TOPICS = [
+    {"id": "t1", "query": "alpha", "truth": ["^a1$"]},
+    {"id": "t2", "query": "beta", "truth": ["^b1$"]},
+    {"id": "t3", "query": "gamma", "truth": ["^g1$"]},
+    {"id": "e1", "query": "pandas DataFrame", "expect": "empty"},
+    {"id": "e2", "query": "kubernetes", "expect": "empty"},
+    {"id": "e3", "query": "sourdough", "expect": "empty"},
+]
 
-AUDIT_TOPICS = """
-[[topic]]
-id = "t1"
-query = "alpha"
-truth = ['^a1$']
-
-[[topic]]
-id = "t2"
-query = "beta"
-truth = ['^b1$']
-
-[[topic]]
-id = "t3"
-query = "gamma"
-truth = ['^g1$']
-
-[[topic]]
-id = "e1"
-query = "pandas DataFrame"
-expect = "empty"
-
-[[topic]]
-id = "e2"
-query = "kubernetes"
-expect = "empty"
-
-[[topic]]
-id = "e3"
-query = "sourdough"
-expect = "empty"
-"""
-
-AUDIT_CONFIG = """
-[workspace]
-topics = "topics.toml"
-baseline = "strict"
-workers = 1
-
-[systems.strict]
-command = ["{python}", "search.py", "strict", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[systems.loose]
-command = ["{python}", "search.py", "loose", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[audit]
-measures = ["RR@10"]
-primary = "RR@10"
-"""
+AUDIT_RANKINGS = {
+    "strict": {"t1": ["a1"], "t2": ["b1"], "t3": ["x", "g1"]},
+    "loose": {"t1": ["a1"], "t2": ["x", "b1"], "t3": ["g1"], "e1": ["x"], "e2": ["x"]},
+}
 
 
 def test_audit_shows_refusal_and_empty_rate_per_run(tmp_path: Path) -> None:
     """strict refuses e1, e2, e3 (3/3) and answers every other topic (0/3 empty); loose answers e1 and e2
     (refusal 1/3). Changed: e1, e2 no longer refused → exact McNemar p = 2·(1/2)² = 0.5."""
-    (tmp_path / "topics.toml").write_text(AUDIT_TOPICS)
-    (tmp_path / "search.py").write_text(AUDIT_SEARCH)
-    (tmp_path / "toolkit.toml").write_text(AUDIT_CONFIG)
+    make_workspace(
+        tmp_path,
+        topics=AUDIT_TOPICS,
+        topics_file="topics.toml",
+        engines=AUDIT_RANKINGS,
+        workspace={"baseline": "strict", "measures": ["RR@10"], "primary": "RR@10"},
+    )
     code, out, err = invoke("audit", "--config", str(tmp_path / "toolkit.toml"))
     assert code == 0, err
     assert out.startswith("Audit of loose against strict on topics (3 topics, primary RR@10")

@@ -200,7 +200,10 @@ def test_usage_errors_exit_2() -> None:
     assert code == 2
     assert err.startswith("Error: unknown measure 'mapp'; did you mean 'map'? use ir_measures syntax")
     code, _, err = invoke(RUN, "--qrels", QRELS, "--by-class")
-    assert (code, err) == (2, "Error: --by-class needs --topics (the topic set names each topic's class)\n")
+    assert (code, err) == (
+        2,
+        "Error: --by-class needs a topic set (it names each topic's class): pass --topics or set [workspace] topics\n",
+    )
     code, _, err = invoke(RUN, "--qrels", QRELS, "--topics", str(DATA / "missing.toml"), "--format", "trec")
     assert (code, err) == (1, f"Error: {DATA / 'missing.toml'}: file not found; check the path\n")
 

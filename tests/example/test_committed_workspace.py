@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from helpers import REPO as ROOT
 
 COMMITTED = sorted([*ROOT.glob("runs/*.run*"), *ROOT.glob("qrels/*.qrels*")])
 

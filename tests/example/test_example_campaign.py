@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import REPO as ROOT
 
 from toolkit.judging.assign import AssignPolicy, recorded_policy
 from toolkit.judging.progress import pool_status
@@ -27,15 +27,17 @@ def toolkit(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedP
     )
 
 
-def test_example_campaign_is_ready_to_judge_in_seconds(cache: dict[str, str], workspace_copy: Path) -> None:
-    start = time.monotonic()
-    done = toolkit(cache, workspace_copy, "example", "campaign")
-    elapsed = time.monotonic() - start
+def test_example_campaign_is_ready_to_judge(cache: dict[str, str], workspace_copy: Path) -> None:
+    # the console script by a relative path, as the README's `.venv/bin/trec-toolkit`: the next step printed
+    # is that same command, ready to paste
+    script = os.path.relpath(Path(sys.executable).parent / "trec-toolkit", workspace_copy)
+    done = subprocess.run(
+        [script, "example", "campaign"], cwd=workspace_copy, env=cache, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Round 1: 61 topics, ") and lines[0].endswith("-> judging/stdlib.sqlite")
-    assert lines[-1] == "Judge it:  trec-toolkit judge judging/stdlib.sqlite --assessor alice"
-    assert elapsed < 30, f"example campaign took {elapsed:.1f} s"  # ~1 s on an idle machine
+    assert lines[-1] == f"Judge it:  {script} judge judging/stdlib.sqlite --assessor alice"
     with CampaignStore.open(workspace_copy / "judging" / "stdlib.sqlite") as store:
         assert store.assignees() == ["alice", "bob"]
         assert recorded_policy(store) == AssignPolicy(("alice", "bob"), 0.2, 0)
@@ -53,10 +55,11 @@ def test_example_campaign_is_ready_to_judge_in_seconds(cache: dict[str, str], wo
     )
 
 
-def test_campaign_databases_stay_out_of_git() -> None:
+def test_campaign_databases_and_the_built_site_stay_out_of_git() -> None:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    for name in ("judging/stdlib.sqlite", "judging/stdlib.sqlite-wal", "judging/stdlib.sqlite-shm"):
+    built = ("site/index.html",)  # what `mkdocs build` writes
+    for name in ("judging/stdlib.sqlite", "judging/stdlib.sqlite-wal", "judging/stdlib.sqlite-shm", *built):
         ignored = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT, check=False)
         assert ignored.returncode == 0, f"{name} is not ignored by .gitignore"
     for name in ("judging/README.md", "judging/guidelines.md"):

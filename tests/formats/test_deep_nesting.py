@@ -1,4 +1,4 @@
-"""200,000 nested ``[`` are a ``path:line`` error, not "internal error RecursionError" (issue 25, item 8).
+"""200,000 nested ``[`` are a ``path:line`` error, not "internal error RecursionError" (docs/reliability.md).
 
 The real CLI in a subprocess on topic sets (JSONL, TOML), judgments (JSONL), a corpus (JSONL), a manifest
 and ``toolkit.toml``; an HTTP system whose reply nests that deep fails that topic, and the run goes on.

@@ -1,4 +1,4 @@
-"""Judgments files parse like trec_eval and refuse what would not survive a round trip (issue 11, item 11).
+"""Judgments files parse like trec_eval and refuse what would not survive a round trip (docs/formats.md).
 
 - Grades are ``[+-]?[0-9]+`` in ASCII within 64 bits, as trec_eval's ``atol`` reads them whole: not ``1_0``,
   not Arabic-Indic ``١`` or full-width ``１`` digits (Python's ``int()`` takes all three), not 2⁶³ — in every

@@ -1,4 +1,4 @@
-"""Numbers in runs and qrels are read like C reads them (issue 10, defect 3).
+"""Numbers in runs and qrels are read like C reads them (docs/design.md §5, Reading like trec_eval).
 
 Two oracles: glibc's own ``atof``/``atol`` called through ctypes (for the lenient reading the ``trec_eval``
 drop-in uses), and the rule that a token the strict readers accept must mean to C exactly what it means here.

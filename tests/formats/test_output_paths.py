@@ -1,4 +1,4 @@
-"""``-o PATH`` never replaces what is not a file, and its temporary file cannot be redirected (issue 25, item 5).
+"""``-o PATH`` never replaces what is not a file, and its temporary file cannot be redirected (docs/reliability.md).
 
 The real CLI in a subprocess: as root, and as the unprivileged user ``nobody`` (``setpriv``, else
 ``runuser``). Targets: a FIFO (read by a thread), a character device made in the test's folder (``mknod``

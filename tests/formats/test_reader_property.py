@@ -1,4 +1,4 @@
-"""The fast column reader is held to the line reader, and both to trec_eval's rule (issues 10 and 13).
+"""The fast column reader is held to the line reader, and both to trec_eval's rule (docs/design.md §5, Reading like trec_eval).
 
 Random runs in every layout — ties listed ascending or descending, equal scores, rising scores in some topics
 and not others, comments, blank lines, tabs, runs of blanks, blanks at a line's start or end, CRLF, topics that
@@ -26,7 +26,7 @@ FORMATS = ["{!r}", "{:.2f}", "{:.6e}", "{:.17g}"]
 
 
 def regression_block(tmp_path: Path) -> Path:
-    """The issue's case: topic 1 has rising scores, topic 2 lists a tie in ascending doc order."""
+    """The case that broke it: topic 1 has rising scores, topic 2 lists a tie in ascending doc order."""
     path = tmp_path / "tie.run"
     path.write_text("1 Q0 a 1 1 t\n1 Q0 b 2 2 t\n2 Q0 c 1 1 t\n2 Q0 d 2 1 t\n")
     return path

@@ -1,4 +1,4 @@
-"""`visible`: text from outside made harmless for a terminal (issue 11.8)."""
+"""`visible`: text from outside made harmless for a terminal (docs/design.md §5, Limits)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import unicodedata
 
 from toolkit.formats.text import visible
 
-#: The sequences of the issue: clear screen, window title (OSC 2), a hyperlink (OSC 8), the clipboard (OSC 52).
+#: Sequences a document may hold: clear screen, window title (OSC 2), a hyperlink (OSC 8), the clipboard (OSC 52).
 ATTACKS = {
     "clear": "\x1b[2J\x1b[H",
     "title": "\x1b]2;pwned\x07",

@@ -1,4 +1,4 @@
-"""A UTF-8 byte order mark at the start of a run or qrels file (issue 24, item 9).
+"""A UTF-8 byte order mark at the start of a run or qrels file (docs/formats.md).
 
 trec_eval keeps the mark's three bytes as the start of the first line's first column: ``\\ufeff1`` is another
 topic than ``1`` (tests/data/trec_eval/corpus.jsonl.xz records what trec_eval 10 prints for such files, and
@@ -40,7 +40,7 @@ def test_run_and_qrels_keep_the_mark_in_the_first_topic_id(tmp_path: Path, packe
 
 
 def test_score_gives_trec_eval_c_value_and_says_why(tmp_path: Path) -> None:
-    """The issue's example: P@1 is 0.5 as ``trec_eval -c`` prints it (topic 1 has no results), not 1.0."""
+    """The reported example: P@1 is 0.5 as ``trec_eval -c`` prints it (topic 1 has no results), not 1.0."""
     (tmp_path / "bom.run").write_bytes(BOM + b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n")
     (tmp_path / "two.qrels").write_bytes(b"1 0 a 1\n2 0 b 1\n")
     got = CliRunner().invoke(

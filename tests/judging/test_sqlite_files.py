@@ -1,4 +1,4 @@
-"""The SQLite campaign file (issue 11.2–11.3): looked at before it is touched, busy said as busy, created whole.
+"""The SQLite campaign file (docs/design.md §8, docs/reliability.md): looked at before it is touched, busy said as busy, created whole.
 
 SQLite only: these are the file-level promises of ``toolkit.judging.sqlite`` (docs/reliability.md).
 """

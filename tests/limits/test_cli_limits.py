@@ -1,4 +1,4 @@
-"""Hostile inputs through the real command line: a gzip bomb, ``/dev/zero``, an endless line (issue 11, item 10).
+"""Hostile inputs through the real command line: a gzip bomb, ``/dev/zero``, an endless line (docs/reliability.md, Input limits).
 
 Each runs ``python -m toolkit`` in a child process and checks the one-line error, the exit code, that
 nothing was written, and — for the bomb — the child's peak memory (``ru_maxrss`` from ``wait4``) against the

@@ -1,4 +1,4 @@
-"""The column readers (pyarrow, ``toolkit.formats.tables``) read through the input limits too (issue 11, item 10).
+"""The column readers (pyarrow, ``toolkit.formats.tables``) read through the input limits too (docs/reliability.md, Input limits).
 
 A limit passed is the user's answer, not a reason to fall back to the line reader (which would read the same
 bytes again to the same error): ``read_ranked`` and ``read_judgment_columns`` raise the limits' one-line

@@ -1,4 +1,4 @@
-"""Errors are found as the input streams, and memory follows what the input holds (issue 25, item 4).
+"""Errors are found as the input streams, and memory follows what the input holds (docs/reliability.md).
 
 A gzip bomb of *valid* lines — ``q1 Q0 d1 1 1.0 r`` repeated, 5 MB expanding to 2 GiB — passed every limit:
 ``score`` read it whole (14.4 GB) before it saw the duplicate at line 2. The column reader now checks each

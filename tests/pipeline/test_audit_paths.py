@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_failures import CONFIG, SEARCH, TOPICS
+from test_failures import build
 
 from toolkit.cli import main
 
@@ -21,14 +21,10 @@ def test_audit_from_another_folder_hashes_the_workspace_inputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws = tmp_path / "ws"
-    (ws / "topics").mkdir(parents=True)
-    (ws / "topics" / "t.toml").write_text(TOPICS, encoding="utf-8")
-    (ws / "search.py").write_text(SEARCH, encoding="utf-8")
-    (ws / "toolkit.toml").write_text(CONFIG, encoding="utf-8")
+    build(ws)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    monkeypatch.setenv("FAIL", "")
     result = CliRunner().invoke(main, ["audit", "--config", "../ws/toolkit.toml"])
     assert result.exit_code == 0, result.stderr
     topics = {"path": "topics/t.toml", "sha256": sha256(ws / "topics" / "t.toml")}

@@ -1,7 +1,7 @@
 """``trec-toolkit audit`` hands each run's top k and the ``[docs]`` titles to ``audits/audit.html``.
 
-On a copy of the example workspace (the issue's "done when"): the page's embedded data for the degraded
-topic holds both rankings as the run files rank them (score descending, ties by doc id descending), the
+On a copy of the example workspace (docs/audit.md, "The per-topic view"): the page's embedded data for the
+degraded topic holds both rankings as the run files rank them (score descending, ties by doc id descending), the
 grades of the qrels file, a title for every document from the example's doc command, and the page stays
 small. The browser side is tests/browser/test_topic_view.py.
 """

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import make_workspace
 
 from toolkit.cli import main
 from toolkit.errors import FormatError, SystemCallError, ToolkitWarning
 from toolkit.model import Run
-from toolkit.pipeline.failures import check_failures, failed_topics, manifest_failures
+from toolkit.pipeline.failures import check_failures, manifest_failures, recorded_failures
 from toolkit.systems.runner import Failure
 
 
@@ -25,15 +26,15 @@ def test_failed_topics_per_run_from_the_manifests() -> None:
     manifests = {
         "a": {"failures": [{**failure("q2").__dict__}, {**failure("q7").__dict__}]},
         "b": {"failures": []},
-        "c": None,  # a run made elsewhere: no manifest, nothing known to have failed
+        "c": None,  # a run made elsewhere: no manifest, so its failures are unknown
     }
-    assert failed_topics(runs, manifests) == {"a": ("q2", "q7"), "b": (), "c": ()}
+    assert recorded_failures(runs, manifests) == {"a": ("q2", "q7"), "b": (), "c": None}
 
 
 def test_failed_topics_reads_the_manifest_beside_the_run(tmp_path: Path) -> None:
     path = tmp_path / "x.run"
     Path(f"{path}.json").write_text(json.dumps({"failures": [failure("q1").__dict__]}), encoding="utf-8")
-    assert failed_topics([Run(results={}, name="x", path=str(path))]) == {"x": ("q1",)}
+    assert recorded_failures([Run(results={}, name="x", path=str(path))]) == {"x": ("q1",)}
 
 
 def test_a_malformed_failure_list_names_the_manifest() -> None:
@@ -61,81 +62,52 @@ def test_every_topic_failing_is_an_error_with_the_first_stderr_line() -> None:
     )
 
 
-SEARCH = """
-import json, os, sys
-engine, query = sys.argv[1], sys.argv[2]
-if engine == "flaky" and query in os.environ.get("FAIL", "").split(","):
-    sys.exit("search backend down")
-print(json.dumps({"results": [{"doc_id": d} for d in {"alpha": ["a1", "x"], "beta": ["x", "b1"]}.get(query, [])]}))
-"""
-
-CONFIG = """
-[workspace]
-topics = "topics/t.toml"
-workers = 1
-
-[systems.steady]
-command = ["{python}", "search.py", "steady", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[systems.flaky]
-command = ["{python}", "search.py", "flaky", "{query}"]
-parser = "json"
-ids = "results[*].doc_id"
-
-[audit]
-measures = ["RR@10"]
-"""
-
-TOPICS = """
-[[topic]]
-id = "t1"
-query = "alpha"
-truth = ['^a1$']
-
-[[topic]]
-id = "t2"
-query = "beta"
-truth = ['^b1$']
-"""
+def build(root: Path) -> Path:
+    """steady and flaky over two topics, with the same answers; ``$FAKE_FAIL`` makes flaky fail."""
+    answers = {"t1": ["a1", "x"], "t2": ["x", "b1"]}
+    make_workspace(
+        root,
+        topics=[
+            {"id": "t1", "query": "alpha", "truth": ["^a1$"]},
+            {"id": "t2", "query": "beta", "truth": ["^b1$"]},
+        ],
+        engines={"steady": answers, "flaky": answers},
+        workspace={"measures": ["RR@10"]},
+    )
+    return root
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    (tmp_path / "topics").mkdir()
-    (tmp_path / "topics" / "t.toml").write_text(TOPICS, encoding="utf-8")
-    (tmp_path / "search.py").write_text(SEARCH, encoding="utf-8")
-    (tmp_path / "toolkit.toml").write_text(CONFIG, encoding="utf-8")
-    return tmp_path
+    return build(tmp_path)
 
 
-def audit(ws: Path, monkeypatch: pytest.MonkeyPatch, fail: str):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("FAIL", fail)
+def audit(ws: Path, monkeypatch: pytest.MonkeyPatch, *fail: str):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("FAKE_FAIL", ",".join(f"flaky:{q}" for q in fail))
     return CliRunner().invoke(main, ["audit", "--config", str(ws / "toolkit.toml")])
 
 
 def test_audit_warns_about_failed_topics_and_asks_them_again_next_time(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = audit(ws, monkeypatch, "beta")
+    first = audit(ws, monkeypatch, "t2")
     assert first.exit_code == 0, first.stderr
     manifest = ws / "runs" / "flaky.run.json"
     assert (
         f"Warning: run flaky: 1 of 2 topics failed and have no results (t2: exit code 1); see {manifest}"
         in first.stderr.splitlines()
     )
-    second = audit(ws, monkeypatch, "")
+    second = audit(ws, monkeypatch)
     assert second.exit_code == 0, second.stderr
     assert "run steady: reusing" in second.stderr
     assert "run flaky: running over 2 topics" in second.stderr  # its manifest recorded a failure
     assert "Warning" not in second.stderr
-    third = audit(ws, monkeypatch, "")
+    third = audit(ws, monkeypatch)
     assert "run flaky: reusing" in third.stderr
 
 
 def test_audit_stops_when_a_system_failed_every_topic(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    result = audit(ws, monkeypatch, "alpha,beta")
+    result = audit(ws, monkeypatch, "t1", "t2")
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
         "Error: run flaky: every topic failed (2); first: t1: exit code 1: search backend down "

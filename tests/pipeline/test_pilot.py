@@ -9,53 +9,34 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import make_workspace
 
 from toolkit.cli import main
 
-SEARCH = """
-import sys
-engine, query = sys.argv[1], sys.argv[2]
-docs = {"good": {"alpha": ["a1", "x"], "beta": ["b1", "x"]}, "bad": {"alpha": ["x", "a1"], "beta": ["x", "b1"]}}
-print("\\n".join(docs[engine].get(query, [])))
-"""
 
-TOPICS = """
-[[topic]]
-id = "t1"
-query = "alpha"
-truth = ['^a1$']
-
-[[topic]]
-id = "t2"
-query = "beta"
-truth = ['^b1$']
-"""
-
-CONFIG = """
-[workspace]
-topics = "topics/mini.toml"
-baseline = "bad"
-workers = 1
-
-[systems.bad]
-command = ["{python}", "search.py", "bad", "{query}"]
-
-[systems.good]
-command = ["{python}", "search.py", "good", "{query}"]
-
-[audit]
-measures = ["RR@10"]
-"""
+def build(root: Path, **systems: dict[str, Any]) -> Path:
+    """bad (the baseline) and good over two topics: good answers at rank 1, bad at rank 2."""
+    make_workspace(
+        root,
+        topics=[
+            {"id": "t1", "query": "alpha", "truth": ["^a1$"]},
+            {"id": "t2", "query": "beta", "truth": ["^b1$"]},
+        ],
+        topics_file="topics/mini.toml",
+        engines={
+            "good": {"t1": ["a1", "x"], "t2": ["b1", "x"]},
+            "bad": {"t1": ["x", "a1"], "t2": ["x", "b1"]},
+        },
+        systems=systems,
+        workspace={"baseline": "bad", "measures": ["RR@10"]},
+    )
+    return root
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "topics").mkdir()
-    (tmp_path / "topics" / "mini.toml").write_text(TOPICS)
-    (tmp_path / "search.py").write_text(SEARCH)
-    (tmp_path / "toolkit.toml").write_text(CONFIG)
     monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return build(tmp_path)
 
 
 def invoke(*args: str) -> Any:
@@ -67,10 +48,7 @@ def manifest(ws: Path, name: str) -> dict[str, Any]:
 
 
 def mark_pilot(ws: Path, system: str) -> None:
-    config = ws / "toolkit.toml"
-    config.write_text(
-        config.read_text().replace(f'"{system}", "{{query}}"]', f'"{system}", "{{query}}"]\npilot = true')
-    )
+    build(ws, **{system: {"pilot": True}})
 
 
 def test_run_pilot_is_marked_in_the_manifest(ws: Path) -> None:
@@ -92,8 +70,7 @@ def test_a_system_marked_pilot_makes_pilot_runs(ws: Path) -> None:
 
 
 def test_pilot_must_be_true_or_false(ws: Path) -> None:
-    config = ws / "toolkit.toml"
-    config.write_text(config.read_text().replace('"good", "{query}"]', '"good", "{query}"]\npilot = "yes"'))
+    config = build(ws, good={"pilot": "yes"}) / "toolkit.toml"
     result = invoke("run", "good")
     assert (result.exit_code, result.stderr) == (
         1,

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import make_workspace
 
 from toolkit.judging.store import CampaignStore
 from toolkit.pipeline.pool import pool_runs
@@ -14,11 +15,13 @@ from toolkit.workspace import load_workspace
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    (tmp_path / "toolkit.toml").write_text(
-        '[workspace]\ntopics = "topics.tsv"\ndepth = 1\nworkers = 3\n\n'
-        '[docs]\npath = "corpus.jsonl"\n\n[judge]\nguidelines = "judging/guidelines.md"\n'
+    make_workspace(
+        tmp_path,
+        topics="q1\tapple\nq2\tpear\n",
+        topics_file="topics.tsv",
+        workspace={"depth": 1, "workers": 3},
+        tables={"docs": {"path": "corpus.jsonl"}, "judge": {"guidelines": "judging/guidelines.md"}},
     )
-    (tmp_path / "topics.tsv").write_text("q1\tapple\nq2\tpear\n")
     (tmp_path / "a.run").write_text("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 a\nq2 Q0 d3 1 1 a\n")
     (tmp_path / "b.run").write_text("q1 Q0 d2 1 2 b\nq2 Q0 d3 1 1 b\n")
     (tmp_path / "corpus.jsonl").write_text(

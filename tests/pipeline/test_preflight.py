@@ -18,19 +18,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import engine_argv, make_workspace
 
 from toolkit.cli import main
-
-SEARCH = """
-import os, sys, time
-query_id = sys.argv[1]
-with open("search.log", "a") as log:
-    log.write(query_id + "\\n")
-if query_id.startswith("slow"):
-    time.sleep(float(os.environ.get("SLOW", "0")))
-print(f"doc-{query_id}-1")
-print(f"doc-{query_id}-2")
-"""
 
 CHECK = """
 import pathlib, sys, time
@@ -42,7 +32,7 @@ if not index.exists():
     print("build it first", file=sys.stderr)
     sys.exit(4)
 if index.read_text().strip() == "hang":
-    time.sleep(30)
+    time.sleep(300)
 print("index: " + index.read_text().strip())
 print("docs: 2")
 """
@@ -50,22 +40,18 @@ print("docs: 2")
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "search.py").write_text(SEARCH)
+    """System a: the fake engine (its calls logged to search.log) with check.py as its pre-flight."""
     (tmp_path / "check.py").write_text(CHECK)
     (tmp_path / "index.txt").write_text("v1\n")
-    (tmp_path / "t.tsv").write_text("q1\tfirst\nq2\tsecond\n")
-    (tmp_path / "toolkit.toml").write_text(
-        """
-[workspace]
-topics = "t.tsv"
-depth = 2
-workers = 1
-
-[systems.a]
-command = ["{python}", "search.py", "{query_id}", "{query}"]
-preflight = ["{python}", "check.py", "a"]
-"""
+    make_workspace(
+        tmp_path,
+        topics="q1\tfirst\nq2\tsecond\n",
+        topics_file="t.tsv",
+        workspace={"depth": 2},
+        systems={"a": {"command": engine_argv(), "preflight": ["{python}", "check.py", "a"]}},
     )
+    monkeypatch.setenv("FAKE_LOG", str(tmp_path / "search.log"))
+    monkeypatch.setenv("FAKE_DELAY", "0")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -108,7 +94,9 @@ def test_a_preflight_that_hangs_stops_at_the_timeout(ws: Path) -> None:
     (ws / "index.txt").write_text("hang\n")
     started = time.monotonic()
     result = invoke("run", "a", "--timeout", "1")
-    assert time.monotonic() - started < 10
+    assert (
+        time.monotonic() - started < 150
+    )  # the check (sleeping 300 s) is stopped at the timeout, not waited for
     assert result.exit_code == 1
     assert result.stderr.startswith(
         "Error: system 'a': pre-flight `{python} check.py a` failed: timed out after 1."
@@ -151,7 +139,7 @@ def test_preflight_config_errors(ws: Path, value: str, message: str) -> None:
 def test_resume_refuses_a_run_begun_under_another_preflight_output(ws: Path) -> None:
     """kill -9 the run after its first topic; the index changes; --resume must not mix the two."""
     (ws / "t.tsv").write_text("q1\tfirst\nslow2\tsecond\n")
-    env = {**os.environ, "SLOW": "3"}
+    env = {**os.environ, "FAKE_DELAY": "3"}
     proc = subprocess.Popen([sys.executable, "-m", "toolkit", "run", "a"], cwd=ws, env=env)
     journal = ws / "runs" / "a.run.partial"
     deadline = time.monotonic() + 60

@@ -21,7 +21,7 @@ ids = [line.rstrip("\n") for line in sys.stdin]
 with open(log, "a") as f:
     f.write(f"{mode} {len(ids)}\n")
 if mode == "broken":
-    print("not json"); sys.stdout.flush(); time.sleep(30)
+    print("not json"); sys.stdout.flush(); time.sleep(120)
 if mode == "slow":
     time.sleep(5)
 for doc_id in reversed(ids):  # any order
@@ -103,7 +103,7 @@ def test_a_line_that_is_not_a_document_object_stops_the_fetch_at_once(batch) -> 
         UsageError, match=r"\[docs\] command answer line 1: expected one JSON object per line"
     ):
         fetch_documents(make(DOCS, "broken"), ["d0", "d1", "d2"])
-    assert time.monotonic() - start < 10  # the broken command (sleeping 30 s) is killed, not waited for
+    assert time.monotonic() - start < 90  # the broken command (sleeping 120 s) is killed, not waited for
 
 
 def test_a_silent_command_times_out(batch) -> None:

@@ -151,7 +151,7 @@ class RacingSource:
 
 
 def test_racing_rounds_report_what_they_wrote(tmp_path: Path) -> None:
-    """Issue 11.6: round B commits while round A fetches; A's counts and writes follow B's, not A's first look."""
+    """Round B commits while round A fetches; A's counts and writes follow B's, not A's first look."""
     path = tmp_path / "c.sqlite"
     CampaignStore.open(path, create=True).close()
     other: list = []
@@ -190,7 +190,7 @@ def test_item_judged_while_the_round_fetched_is_checked_for_changed_text(tmp_pat
 
 
 def test_judged_topic_text_is_never_rewritten(tmp_path: Path) -> None:
-    """Issue 11.6: a later round refuses to change what assessors read for a topic they already judged."""
+    """A later round refuses to change what assessors read for a topic they already judged."""
     with CampaignStore.open(tmp_path / "c.sqlite", create=True) as store:
         pool_round(store, [R1], TOPICS, source=CorpusDocSource(CORPUS), depth=1)
         store.record("alice", "q-1", "d1", grade=1)
@@ -225,7 +225,7 @@ def test_failed_first_round_leaves_nothing(tmp_path: Path) -> None:
 
 
 def test_failed_first_round_never_deletes_what_another_process_committed(tmp_path: Path) -> None:
-    """Issue 11.1: while this first round fetches, another process creates the campaign and commits a round
+    """While this first round fetches, another process creates the campaign and commits a round
     and a judgment; then this round is interrupted. The other process's campaign must survive."""
     path = tmp_path / "c.sqlite"
 

@@ -1,4 +1,4 @@
-"""Issue 11 item 13: run names, topic ids and topic text are text in every report, never markup.
+"""Run names, topic ids and topic text are text in every report, never markup.
 
 Names come from outside (file names, ``toolkit.toml``, topic sets): a run named ``<script>…`` must not become a
 tag in the HTML or the Markdown report, a ``|`` must not end a table cell, a backtick or ``**`` must not
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import make_workspace
 from markdown_it import MarkdownIt
 
 from toolkit.cli import main
@@ -159,21 +160,11 @@ def test_score_markdown_and_html_show_hostile_names_as_text(files: dict[str, Pat
 
 def test_audit_markdown_and_html_show_hostile_names_as_text(tmp_path: Path) -> None:
     system = "<script>`x`|y**z**"  # a system name is a run file name and a run tag: no "/", no whitespace
-    (tmp_path / "search.py").write_text(
-        "import json, sys\n"
-        "hits = {'good': ['d1'], 'bad': ['x', 'd1']}[sys.argv[1]]\n"
-        "print(json.dumps({'results': [{'doc_id': d, 'score': 5 - i} for i, d in enumerate(hits)]}))\n"
-    )
-    (tmp_path / "t.toml").write_text(
-        f'[[topic]]\nid = {json.dumps(TOPIC)}\nquery = {json.dumps(QUERY)}\ntruth = ["^d1$"]\n'
-    )
-    (tmp_path / "toolkit.toml").write_text(
-        '[workspace]\ntopics = "t.toml"\nbaseline = "base"\nworkers = 1\n'
-        '[systems.base]\ncommand = ["{python}", "search.py", "good", "{query}"]\nparser = "json"\n'
-        'ids = "results[*].doc_id"\n'
-        f'[systems.{json.dumps(system)}]\ncommand = ["{{python}}", "search.py", "bad", "{{query}}"]\n'
-        'parser = "json"\nids = "results[*].doc_id"\n'
-        '[audit]\nmeasures = ["RR@10"]\nprimary = "RR@10"\n'
+    make_workspace(
+        tmp_path,
+        topics=[{"id": TOPIC, "query": QUERY, "truth": ["^d1$"]}],
+        engines={"base": {TOPIC: ["d1"]}, system: {TOPIC: ["x", "d1"]}},
+        workspace={"baseline": "base", "measures": ["RR@10"], "primary": "RR@10"},
     )
     run("audit", "--config", str(tmp_path / "toolkit.toml"))
     md = (tmp_path / "audits" / "audit.md").read_text()

@@ -1,4 +1,4 @@
-"""Text from outside carries no control character to any output (issue 25, item 6).
+"""Text from outside carries no control character to any output (docs/reliability.md).
 
 A topic's text holds OSC 52 (which sets the clipboard), a clear-screen, BEL and the 8-bit CSI (U+009B); a
 doc id holds OSC 52; a pre-flight check prints them. Every output of the real CLI (subprocess, exit code

@@ -7,13 +7,15 @@ read, in one line.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from toolkit.cli import main
 from toolkit.formats import read_qrels, read_run
 from toolkit.scoring import evaluate
 
-DATA = "tests/data/trec_eval"
+DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
 
 def test_rel_zero_is_trec_eval_l0(trec_eval) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""``score`` agrees with trec_eval 10 where it used to crash or miscount (issue 10, defects 2 and 4).
+"""``score`` agrees with trec_eval 10 where it used to crash or miscount (docs/design.md §5, Reading like trec_eval).
 
 Expected values come from the trec_eval binary built from NIST's source (``trec_eval`` fixture) or from the
 ``out.*`` files trec_eval printed; scoring runs in a subprocess, so that a crash inside pytrec_eval fails one

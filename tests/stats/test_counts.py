@@ -53,7 +53,7 @@ def test_negative_counts_are_rejected():
 
 @pytest.mark.parametrize("m", [1024, 1025, 1100, 5000, 10**6])
 def test_min_pvalue_and_reach_work_for_any_number_of_pairs(m):
-    """Issue 12 defect 1: 2.0 / 2**m overflowed past m = 1,024. 2^(1−m) from exact integers is the reference."""
+    """2.0 / 2**m overflowed past m = 1,024. 2^(1−m) from exact integers is the reference."""
     from fractions import Fraction
 
     assert min_pvalue(m) == float(Fraction(2, 2**m))  # exact rational, rounded once (0.0 below 2^-1074)

@@ -46,7 +46,7 @@ def test_s1_t_test_ci_and_effect():
     assert r.t.pvalue == pytest.approx(0.159671, abs=1e-6)
     assert r.ci95_t.pair() == pytest.approx((-0.085636, 0.445636), abs=1e-6)
     assert (r.ci95_t.method, r.ci95_t.adjusted) == ("t", False)
-    # the headline interval is withheld below 30 topics (issue 24 item 5)
+    # the headline interval is withheld below 30 topics (docs/statistics.md, "Intervals")
     assert r.ci95.pair() is None and r.ci95.method == "studentized bootstrap"
     assert r.d_z == pytest.approx(0.484739, abs=1e-6)
 
@@ -104,7 +104,9 @@ def test_noninferiority():
     assert ni.ci_lower_t == pytest.approx(0.18 - 1.699127 * sd / math.sqrt(30), abs=1e-6)
     assert ni.holds is (ni.pvalue < 0.05) is (ni.ci_lower > -0.05)
     assert ni.method == "studentized bootstrap"
-    assert s1(margin=0.05).noninferiority.holds is None  # 10 topics: withheld (issue 24 item 5)
+    assert (
+        s1(margin=0.05).noninferiority.holds is None
+    )  # 10 topics: withheld (docs/statistics.md, "Intervals")
 
 
 def test_fewer_than_six_nonzero_pairs_say_so():
@@ -182,7 +184,7 @@ def test_estimates_need_ten_topics_by_the_minimum_data_rule():
 
 
 def test_noninferiority_needs_spread_and_ten_topics():
-    """Issue 12 defect 4: one topic, or every difference equal, used to give p = 0 and "holds"."""
+    """One topic, or every difference equal, used to give p = 0 and "holds"."""
     one = paired_test({"a": 0.2}, {"a": 0.5}, measure="RR@10", margin=0.05).noninferiority
     assert (one.pvalue, one.holds) == (None, None)
     assert one.reason == (

@@ -1,4 +1,4 @@
-"""The studentized (bootstrap-t) interval and non-inferiority test (issue 24 item 5).
+"""The studentized (bootstrap-t) interval and non-inferiority test (docs/statistics.md, "Intervals").
 
 Held to an independent implementation written here from the definition (Efron & Tibshirani 1993, §12.5:
 Z*(b) = (θ̂*(b) − θ̂) / sê*(b), interval [θ̂ − t̂(1−α)·sê, θ̂ − t̂(α)·sê]) on resamples this test draws itself,

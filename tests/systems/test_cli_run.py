@@ -7,32 +7,24 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fakesys import FAKE
+from helpers import ENGINE, make_workspace
 
 from toolkit.cli import main
 from toolkit.formats.run import read_run
 
-FAKE_COMMAND = f"{sys.executable} {FAKE} {{query_id}} {{query}} {{depth}}"
+FAKE_COMMAND = f"{sys.executable} {ENGINE} {{query_id}} {{query}} {{depth}}"
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FAKE_DELAY", "0")
-    (tmp_path / "topics").mkdir()
-    (tmp_path / "topics" / "t.tsv").write_text(
-        "ok1\tfirst query\ncrash1\tsecond\nok2\tthird\n", encoding="utf-8"
-    )
-    (tmp_path / "toolkit.toml").write_text(
-        f"""
-[workspace]
-topics = "topics/t.tsv"
-depth = 2
-
-[systems.fake]
-command = ["{{python}}", "{FAKE}", "{{query_id}}", "{{query}}", "{{depth}}"]
-""",
-        encoding="utf-8",
+    make_workspace(
+        tmp_path,
+        topics="ok1\tfirst query\ncrash1\tsecond\nok2\tthird\n",
+        topics_file="topics/t.tsv",
+        workspace={"depth": 2},
+        systems={"fake": {"command": ["{python}", str(ENGINE), "{query_id}", "{query}", "{depth}"]}},
     )
     return tmp_path
 

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import make_workspace
 
 from toolkit.errors import ConfigError
 from toolkit.systems import (
@@ -16,12 +17,11 @@ from toolkit.systems import (
     run_options,
     system_from_command,
 )
-from toolkit.workspace import load_workspace
+from toolkit.workspace import Workspace, load_workspace
 
 
-def workspace(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
-    (tmp_path / "toolkit.toml").write_text(text, encoding="utf-8")
-    return load_workspace(tmp_path / "toolkit.toml")
+def workspace(tmp_path: Path, text: str) -> Workspace:
+    return load_workspace(make_workspace(tmp_path, config=text))
 
 
 def test_all_three_kinds(tmp_path: Path) -> None:

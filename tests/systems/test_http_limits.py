@@ -192,24 +192,20 @@ def drip_headers(handler: BaseHTTPRequestHandler) -> None:
 @pytest.mark.parametrize("answer", [drip_body, drip_headers], ids=["body", "headers"])
 def test_a_server_dripping_bytes_hits_the_deadline(serve: Callable[..., Server], answer: Any) -> None:
     """Each byte comes well within the 1 s timeout, so a per-read timeout never fires; the whole reply would
-    take over 10 s. The call must end at its 1 s deadline."""
+    take over 10 s. The call must end at its 1 s deadline: it fails (a per-read timeout would let the whole
+    reply arrive and succeed), saying so."""
     server = serve(answer)
-    started = time.monotonic()
     with pytest.raises(CallFailed) as failed:
         system(f"{server.url()}/search").search("q", query_id="q1", depth=2, timeout=1.0)
-    elapsed = time.monotonic() - started
     assert failed.value.reason.startswith("timed out after 1.")
     assert failed.value.reason.endswith("s (the deadline of 1s per call)")
-    assert elapsed < 4  # the whole reply would take over 10 s
 
 
 def test_the_deadline_covers_the_redirects_too(serve: Callable[..., Server]) -> None:
     slow = serve(drip_body)
     first = serve(redirect_to(f"{slow.url()}/search"))
-    started = time.monotonic()
-    with pytest.raises(CallFailed, match="timed out"):
+    with pytest.raises(CallFailed, match=r"timed out after 1\."):
         system(f"{first.url()}/start").search("q", query_id="q1", depth=2, timeout=1.0)
-    assert time.monotonic() - started < 4
 
 
 # --- the size cap ------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A system's output, and its pre-flight check's, is read under the document limit (issue 25, item 3).
+"""A system's output, and its pre-flight check's, is read under the document limit (docs/reliability.md).
 
 ``yes`` as a system once filled 17.9 GB before its 8 s timeout acted. The real CLI runs in a subprocess
 (``python -m toolkit``), with ``TREC_TOOLKIT_MAX_DOCUMENT`` lowered to 2 MiB; its peak memory is the child's
@@ -105,7 +105,8 @@ def quick_peak(tmp_path_factory: pytest.TempPathFactory) -> int:
 def test_a_system_that_never_stops_printing_fails_its_topics_in_bounded_memory(
     tmp_path: Path, quick_peak: int, command: list[str]
 ) -> None:
-    code, err, rss, seconds = run(workspace(tmp_path, command), ["run", "s"])
+    # a timeout far off: the size limit, not the clock, must stop it (the reason below says which did)
+    code, err, rss, _ = run(workspace(tmp_path, command, timeout=100), ["run", "s"])
     assert code == 1, err
     reason = (
         "printed more than 2 MiB, the limit for one document (TREC_TOOLKIT_MAX_DOCUMENT); "
@@ -115,14 +116,12 @@ def test_a_system_that_never_stops_printing_fails_its_topics_in_bounded_memory(
     manifest = json.loads((tmp_path / "runs" / "s.run.json").read_text())
     assert [(f["query_id"], f["reason"]) for f in manifest["failures"]] == [("q1", reason), ("q2", reason)]
     assert rss < quick_peak + HEADROOM, (rss >> 20, quick_peak >> 20)
-    assert seconds < 8 * 2  # both topics, each well within its 8 s timeout
 
 
 def test_a_system_that_prints_slowly_forever_stops_at_its_timeout(tmp_path: Path) -> None:
-    code, err, _, seconds = run(workspace(tmp_path, SLOW_FOREVER, timeout=1.5), ["run", "s"])
+    code, err, _, _ = run(workspace(tmp_path, SLOW_FOREVER, timeout=1.5), ["run", "s"])
     assert code == 1, err
-    assert "timed out after 1." in err, err
-    assert seconds < 2 * 1.5 + 10  # two topics at their timeout, and the interpreter's start
+    assert "timed out after 1." in err, err  # (the watcher's kill at 120 s would be another error)
 
 
 @pytest.mark.parametrize("check", [["yes"], ENDLESS_LINE[:3]], ids=["yes", "one endless line"])

@@ -1,4 +1,4 @@
-"""The drop-in and ``score`` against trec_eval 10's committed answers, on every machine (issue 24, item 10).
+"""The drop-in and ``score`` against trec_eval 10's committed answers, on every machine (docs/trec_eval.md).
 
 ``tests/data/trec_eval/corpus.jsonl.xz`` holds several hundred cases with what trec_eval 10 printed for them
 (``tests/trec_corpus.py``; made by ``tests/data/trec_eval/generate.py``, which builds trec_eval from its source).

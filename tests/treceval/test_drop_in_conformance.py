@@ -1,4 +1,4 @@
-"""``trec-toolkit trec_eval`` reproduces trec_eval's own expected outputs byte for byte (issue 10, item 5).
+"""``trec-toolkit trec_eval`` reproduces trec_eval's own expected outputs byte for byte (docs/design.md §5).
 
 The expected bytes are the ``out.*`` files trec_eval 10 printed (tests/data/trec_eval/README.md lists the
 invocations); nothing here was produced by the toolkit.

@@ -1,4 +1,4 @@
-"""The installed console script exits as trec_eval does, every time (issue 24, item 7).
+"""The installed console script exits as trec_eval does, every time (docs/trec_eval.md).
 
 ``trec-toolkit trec_eval`` used to print the right numbers and then die at interpreter exit with SIGABRT (exit
 134, "terminate called without an active exception") about one run in a hundred, when the qrels had a comment
@@ -11,7 +11,7 @@ exit right after reading, inside that window (``toolkit.formats.tables.owned`` i
 A crash at interpreter exit is invisible to in-process tests (``CliRunner``): this one runs the installed
 console script as a subprocess, ``RUNS`` times over those inputs (several at once), and requires trec_eval's
 exit code and stdout — from the committed corpus — every time; ``score`` shares the reader and is run too.
-``TOOLKIT_EXIT_RUNS`` raises the count (the issue's check is 500 runs of each).
+``TOOLKIT_EXIT_RUNS`` raises the count (the check the fix was made against is 500 runs of each).
 """
 
 from __future__ import annotations

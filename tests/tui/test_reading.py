@@ -1,4 +1,4 @@
-"""What the assessor sees (issue 16.5–16.9), through Pilot and the rendered screen."""
+"""What the assessor sees (docs/design.md §8), through Pilot and the rendered screen."""
 
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ def test_sigkill_mid_session_loses_nothing_and_restart_resumes(tmp_path: Path) -
         term.close()
 
 
-#: Issue 11.8: clear screen, window title (OSC 2), a hyperlink (OSC 8), the clipboard (OSC 52), 8-bit CSI.
+#: Control sequences a document may hold (docs/design.md §5, Limits): clear screen, window title (OSC 2), a hyperlink (OSC 8), the clipboard (OSC 52), 8-bit CSI.
 ATTACK = (
     "\x1b[2J\x1b[H cleared"
     " \x1b]2;PWNED-TITLE\x07"

@@ -1,4 +1,4 @@
-"""One assessor in two windows (or two browser tabs: one process each), through the judging screen (issue 11.7).
+"""One assessor in two windows (or two browser tabs: one process each), through the judging screen (docs/design.md §8).
 
 The other window is a second connection to the same campaign file, as another process would be. Nothing
 is ever overwritten silently: an item's decision is read again before it is shown, and a write the store

@@ -62,10 +62,11 @@ def build_campaign(
     assessors: tuple[str, ...] = ("alice",),
     docs: dict[str, tuple[str, str]] | None = None,
     topics: list[CampaignTopic] | None = None,
+    grades: dict[int, str] | None = None,
 ) -> Path:
     docs = DOCS if docs is None else docs
     with CampaignStore.open(path, create=True) as store:
-        store.set_topics(topics or TOPICS, DEFAULT_GRADES)
+        store.set_topics(topics or TOPICS, grades or DEFAULT_GRADES)
         store.add_round(
             strategy="depth",
             depth=10,

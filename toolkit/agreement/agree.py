@@ -99,7 +99,7 @@ def agree(
     seed: int = 42,
     bootstrap: int = 2000,
 ) -> AgreementResult:
-    """Every agreement statistic of the issue for ``judgments`` (see the module docstring for the choices).
+    """Every agreement statistic ``agree`` reports for ``judgments`` (see the module docstring for the choices).
 
     ``judgments``: a ``RatingTable`` (what the readers give), or anything ``normalise`` takes.
     ``bootstrap`` is the number of topic resamples for the bootstrap CI of kappa (0 disables it).

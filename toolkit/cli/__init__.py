@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -96,10 +97,25 @@ class LazyGroup(click.Group):
             ctx.exit(EXIT_DATA)
 
 
-def _show_warning(
-    message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
-) -> None:
-    click.echo(f"Warning: {visible(str(message))}", err=True)
+def _warning_printer() -> Callable[..., None]:
+    """A ``warnings.showwarning`` that prints each warning once per command as one ``Warning: …`` line.
+
+    Python's "default" filter shows a warning once per place that raised it, so one condition found by two
+    steps (the scorer and the report both warn about the same unjudged topics) printed twice; here the text
+    decides, and a fresh printer per command keeps one command's warnings from hiding the next one's (tests
+    run many commands in one process).
+    """
+    shown: set[str] = set()
+
+    def show(
+        message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
+        text = visible(str(message))
+        if text not in shown:
+            shown.add(text)
+            click.echo(f"Warning: {text}", err=True)
+
+    return show
 
 
 @click.group(
@@ -119,8 +135,8 @@ def main(debug: bool) -> None:
       trec-toolkit score runs/bm25.run --qrels qrels/stdlib.qrels --topics topics/stdlib.toml --by-class
       trec-toolkit compare runs/bm25.run runs/bm25f.run --qrels qrels/stdlib.qrels --format md -o audit.md
     """
-    warnings.showwarning = _show_warning  # type: ignore[assignment]
-    warnings.simplefilter("default")
+    warnings.showwarning = _warning_printer()
+    warnings.simplefilter("always")
 
 
 def run_cli() -> None:  # pragma: no cover - console entry alias

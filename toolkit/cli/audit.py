@@ -54,7 +54,7 @@ def command(
     Each system's pre-flight check runs first; a failing one stops the audit. Runs are reused when
     their manifest matches (same system config, topic-set hash, depth and pre-flight output, not a
     pilot); --rerun forces fresh runs. Writes audit.md, audit.json, audit.html and audit-*.png, and
-    prints a summary. The verdict is the confirmatory test of [audit] primary (default nDCG@10); a
+    prints a summary. The verdict is the confirmatory test of [workspace] primary (default nDCG@10); a
     candidate compared with a run that has failed topics is "not comparable" unless --allow-failed.
     \b
     Examples:

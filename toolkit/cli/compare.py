@@ -8,10 +8,10 @@ import click
 
 from toolkit.cli.options import (
     emit,
+    evaluation_options,
+    evaluation_workspace,
     format_option,
     output_option,
-    qrels_option,
-    topics_option,
     topics_shown_option,
 )
 
@@ -37,17 +37,21 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
 
 @click.command(context_settings={"max_content_width": 100})
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@qrels_option
-@topics_option("Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs.")
+@evaluation_options(
+    "Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs (default: "
+    "[workspace] topics, else the qrels' topics)."
+)
 @click.option(
     "--measures",
     default=None,
-    help="Measures, e.g. 'RR@10 P@1 nDCG@10' (default: RR@10 P@1 P@5 nDCG@10 Rprec AP).",
+    help="Measures, e.g. 'RR@10 P@1 nDCG@10' (default: [workspace] measures, else the topic set's class "
+    "measures, else RR@10 P@1 P@5 nDCG@10 Rprec AP).",
 )
 @click.option(
     "--primary",
     default=None,
-    help="The declared primary measure: the confirmatory test (default nDCG@10; added when not measured).",
+    help="The declared primary measure: the confirmatory test (default: [workspace] primary, else nDCG@10; "
+    "added when not measured).",
 )
 @click.option(
     "--test",
@@ -132,6 +136,7 @@ def command(
     zero_method: str,
     fail_on: str,
     allow_failed: bool,
+    no_workspace: bool,
     show: tuple[str, ...],
     docs: str | None,
     topics_shown: int | None,
@@ -159,7 +164,7 @@ def command(
     import sys
 
     from toolkit.errors import CheckFailed, UsageError
-    from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.formats import read_qrels, read_run
     from toolkit.formats.run import run_name
     from toolkit.model import Run
     from toolkit.pipeline.failures import comparison_failures, recorded_failures_at
@@ -172,23 +177,25 @@ def command(
 
     if show and fmt != "table":
         raise UsageError(f"--show prints the rankings as text; drop --format {fmt} (or drop --show)")
+    ws = evaluation_workspace(no_workspace)
+    settings = ws.evaluation(topics=topics_path, measures=measures, primary=primary)
+    topics = settings.topics
     refuse_sampled(qrels_path)
     qrels = read_qrels(qrels_path)
-    topics = read_topics(topics_path) if topics_path else None
     shown = DEFAULT_TOPICS_SHOWN if topics_shown is None else topics_shown
     names = [run_name(p) for p in runs]
     # manifests only (pilot flag, failed topics): the runs themselves are read one at a time below
     pilots = pilot_runs([Run(results={}, name=n, path=str(p)) for n, p in zip(names, runs, strict=True)])
     failures = comparison_failures(recorded_failures_at(runs), names[0], names[1:], allow_failed=allow_failed)
     # the per-topic view keeps each run's top k as it passes (only when something shows it)
-    collector = RankingCollector(qrels, rank_cutoff(primary)) if show or fmt == "html" else None
+    collector = RankingCollector(qrels, rank_cutoff(settings.primary)) if show or fmt == "html" else None
     loaded = (read_run(p) for p in runs)  # one at a time: each run is scored, summarised and freed
     result = compare_runs(
         collector.watch(loaded) if collector is not None else loaded,
         qrels,
         topics=topics,
-        measures=measures,
-        primary=primary,
+        measures=settings.measures,
+        primary=settings.primary,
         alpha=alpha,
         seed=seed,
         margins=parse_margins(margins),
@@ -201,7 +208,6 @@ def command(
     rankings = None
     if collector is not None:
         from toolkit.pipeline.topic_docs import view_rankings
-        from toolkit.workspace import load_workspace
 
         rankings = view_rankings(
             collector.rankings(),
@@ -209,7 +215,7 @@ def command(
             topics,
             shown=shown,
             docs=docs,
-            workspace=load_workspace(),
+            workspace=ws,
             query_ids=show or None,
             log=lambda msg: click.echo(msg, err=True),
         )

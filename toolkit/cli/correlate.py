@@ -23,7 +23,7 @@ from toolkit.cli.options import emit, format_option, output_option, topics_optio
 @click.option(
     "--measure",
     default=None,
-    help="The measure the runs are ranked by [default: [audit] primary in toolkit.toml, else nDCG@10].",
+    help="The measure the runs are ranked by [default: [workspace] primary in toolkit.toml, else nDCG@10].",
 )
 @click.option(
     "--test",
@@ -101,10 +101,9 @@ def command(
 
 
 def primary_measure() -> str:
-    """``[audit] primary`` of the workspace's toolkit.toml, else compare's default primary (nDCG@10)."""
-    from toolkit.pipeline.audit import audit_settings
+    """The workspace's primary measure (``[workspace] primary`` of toolkit.toml, the one setting ``score``,
+    ``compare``, ``gate`` and ``audit`` read), else compare's default primary (nDCG@10)."""
+    from toolkit.stats.comparison import DEFAULT_PRIMARY
     from toolkit.workspace import load_workspace
 
-    ws = load_workspace()
-    primary = audit_settings(ws.section("audit"), ws.where)["primary"] if ws.config_path else None
-    return str(primary or "nDCG@10")
+    return str(load_workspace().shared_setting("primary") or DEFAULT_PRIMARY)

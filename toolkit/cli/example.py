@@ -49,7 +49,7 @@ def campaign(assessors: str, overlap_text: str, seed: int, output: Path | None) 
       trec-toolkit judge judging/stdlib.sqlite --assessor alice
     """
     from toolkit.cli.assign import say_assigned
-    from toolkit.cli.options import progress_bar
+    from toolkit.cli.options import invoked_as, progress_bar
     from toolkit.cli.pool import say_round
     from toolkit.judging.assign import parse_assessors, parse_overlap
     from toolkit.pipeline.pool import example_campaign
@@ -69,4 +69,4 @@ def campaign(assessors: str, overlap_text: str, seed: int, output: Path | None) 
     where = ws.relative(made.path)
     say_round(made.round, where)
     say_assigned(made.assigned)
-    click.echo(f"Judge it:  trec-toolkit judge {where} --assessor {names[0]}")
+    click.echo(f"Judge it:  {invoked_as()} judge {where} --assessor {names[0]}")

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
+from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
+
+if TYPE_CHECKING:
+    from toolkit.workspace import Workspace
 
 
 @click.command(context_settings={"max_content_width": 100})
@@ -24,8 +28,10 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     type=click.Path(dir_okay=False, path_type=Path),
     help="The run being checked.",
 )
-@qrels_option
-@topics_option("Topic set (needed for class= rules, win_rate and refusal).")
+@evaluation_options(
+    "Topic set (needed for class= rules, win_rate and refusal; default: [workspace] topics, else the qrels' "
+    "topics)."
+)
 @click.option(
     "--rule",
     "rules",
@@ -38,7 +44,7 @@ from toolkit.cli.options import emit, format_option, output_option, qrels_option
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="toolkit.toml to read [gate] rules from (default: the nearest one).",
+    help="toolkit.toml to read [gate] rules and [workspace] topics from (default: the nearest one).",
 )
 @click.option(
     "--allow-pilot", is_flag=True, help="Gate pilot runs too (refused by default); the report says PILOT."
@@ -59,6 +65,7 @@ def command(
     config_path: Path | None,
     allow_pilot: bool,
     allow_failed: bool,
+    no_workspace: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -83,16 +90,17 @@ def command(
                       rules = ["nDCG@10 drop <= 0.05", "P@1 >= 1.0 class=canonical"]
     """
     from toolkit.errors import CheckFailed
-    from toolkit.formats import read_qrels, read_run, read_topics
+    from toolkit.formats import read_qrels, read_run
     from toolkit.pipeline.failures import comparison_failures, recorded_failures
     from toolkit.pipeline.pilot import refuse_pilot_runs
     from toolkit.reports import document, mark_pilot, render
     from toolkit.stats.gate import run_gate
 
-    rule_texts = list(rules) or _configured_rules(config_path)
+    workspace = evaluation_workspace(no_workspace, config_path)
+    rule_texts = list(rules) or _configured_rules(workspace)
     baseline, candidate = read_run(baseline_path), read_run(candidate_path)
     pilots = refuse_pilot_runs([baseline, candidate], allow=allow_pilot, command="gate")
-    topics = read_topics(topics_path) if topics_path else None
+    topics = workspace.evaluation(topics=topics_path).topics
     policy = comparison_failures(
         recorded_failures([baseline, candidate]), baseline.name, [candidate.name], allow_failed=allow_failed
     )
@@ -106,12 +114,10 @@ def command(
         raise CheckFailed(f"{len(result.failed)} of {len(result.checks)} gate rule(s) failed: {failed}")
 
 
-def _configured_rules(config_path: Path | None) -> list[str]:
+def _configured_rules(workspace: Workspace) -> list[str]:
     """``[gate] rules`` of toolkit.toml; UsageError when there are none there either."""
     from toolkit.errors import ConfigError, UsageError
-    from toolkit.workspace import load_workspace
 
-    workspace = load_workspace(config_path)
     configured = workspace.section("gate").get("rules", [])
     if not isinstance(configured, list) or not all(isinstance(r, str) for r in configured):
         raise ConfigError(f"{workspace.config_path}: [gate] rules must be a list of strings")

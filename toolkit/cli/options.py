@@ -13,6 +13,8 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from toolkit.workspace import Workspace
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -74,6 +76,32 @@ def topics_option(help_text: str) -> Callable[[F], F]:
     return decorate
 
 
+def evaluation_options(topics_help: str) -> Callable[[F], F]:
+    """``--qrels``, ``--topics`` and ``--no-workspace``: what ``score``, ``compare`` and ``gate`` evaluate on
+    (the workspace's settings unless an option says otherwise: ``evaluation_workspace``)."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--no-workspace",
+            is_flag=True,
+            help="Ignore toolkit.toml (its topic set, measures and primary): evaluate files that are not the "
+            "workspace's on the options alone.",
+        )(func)
+        return qrels_option(topics_option(topics_help)(func))
+
+    return decorate
+
+
+def evaluation_workspace(no_workspace: bool, config: Path | None = None) -> Workspace:
+    """The workspace whose evaluation settings a command uses: the nearest toolkit.toml (or ``config``),
+    or none at all with ``--no-workspace``."""
+    from toolkit.workspace import Workspace, load_workspace
+
+    if no_workspace:
+        return Workspace(root=Path.cwd())
+    return load_workspace(config)
+
+
 def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
     def decorate(func: F) -> F:
         return click.option(
@@ -106,6 +134,27 @@ def emit(text: str, output: Path | None) -> None:
 
     atomic_write_text(output, text)
     click.echo(f"Wrote {output}", err=True)
+
+
+def invoked_as() -> str:
+    """The command as the user ran it, for the next steps a command prints: ``.venv/bin/trec-toolkit`` when that
+    is what they typed, ``trec-toolkit`` when the shell found it on PATH, ``python3 -m toolkit`` for a module
+    run — so that the printed line can be pasted back as it is.
+    """
+    import os
+    import shlex
+    import shutil
+
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("trec-toolkit")
+    if script.name == "__main__.py" and script.parent.name == "toolkit":
+        python = sys.orig_argv[0] if sys.orig_argv else sys.executable
+        return f"{shlex.quote(python)} -m toolkit"
+    if script.name != "trec-toolkit":  # called from Python (a test runner, a notebook): the documented name
+        return "trec-toolkit"
+    found = shutil.which(script.name)
+    if found and script.exists() and os.path.samefile(found, script):
+        return script.name
+    return shlex.quote(str(script))
 
 
 def show_progress() -> bool:

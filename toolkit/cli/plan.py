@@ -29,7 +29,7 @@ from toolkit.cli.options import emit, format_option, output_option, topics_optio
 @click.option(
     "--measure",
     default=None,
-    help="The primary measure [default: [audit] primary in toolkit.toml, else nDCG@10; an audit JSON's primary].",
+    help="The primary measure [default: [workspace] primary in toolkit.toml, else nDCG@10; an audit JSON's primary].",
 )
 @click.option("--delta", type=float, default=None, help="The smallest difference worth detecting, e.g. 0.05.")
 @click.option("--alpha", type=float, default=None, help="Significance level [default: 0.05, or the audit's].")

@@ -3,27 +3,36 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option, qrels_option, topics_option
+from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
+
+if TYPE_CHECKING:
+    from toolkit.model import TopicSet
 
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@qrels_option
-@topics_option(
-    "Topic set (any topic format, or ir_datasets:ID): defines the topics that count (default: the qrels' topics)."
+@evaluation_options(
+    "Topic set (any topic format, or ir_datasets:ID): defines the topics that count (default: [workspace] "
+    "topics, else the qrels' topics)."
 )
 @click.option(
     "--measures",
     default=None,
     metavar="'M …'",
     help="Measures, space or comma separated, ir_measures syntax or trec_eval names "
-    "[default: the topic set's class measures, else 'RR@10 P@1 P@5 nDCG@10 R-Prec AP'].",
+    "[default: [workspace] measures, else the topic set's class measures, else "
+    "'RR@10 P@1 P@5 nDCG@10 R-Prec AP'].",
 )
 @click.option("--per-query", is_flag=True, help="Also show every topic's values.")
-@click.option("--by-class", is_flag=True, help="Also aggregate per query class (needs --topics).")
+@click.option(
+    "--by-class",
+    is_flag=True,
+    help="Also aggregate per query class (needs a topic set: --topics or the workspace's).",
+)
 @click.option(
     "--pool-bias",
     is_flag=True,
@@ -55,12 +64,14 @@ def command(
     pool_bias: bool,
     pool_depth: int,
     strict: bool,
+    no_workspace: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
     """Score runs against qrels with trec_eval 10's measures, numbers and semantics.
 
-    The topics that count (n) are the topic set's, else the qrels'. A topic a run has no results for scores
+    The topics that count (n) are the topic set's (--topics, else [workspace] topics of the nearest
+    toolkit.toml), else the qrels'. A topic a run has no results for scores
     0 and is reported as empty; run topics outside the topic set/qrels are ignored with a warning. Topics
     declared expect = "empty" are left out of n and scored by their refusal outcome: refusal correctness
     and the empty-result rate (table, md, html, json).
@@ -74,16 +85,18 @@ def command(
       trec-toolkit score a.run b.run --qrels q.qrels --format json -o scores.json
       trec-toolkit score runs/bm25.run runs/bm25f.run --qrels qrels/human.qrels --pool-bias
     """
-    from toolkit.formats import read_qrels, read_run, read_topics, versions
+    from toolkit.formats import read_qrels, read_run, versions
     from toolkit.pipeline.failures import recorded_failures
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import mark_pilot, pilot_line, render
     from toolkit.reports.scores import scores_delimited, scores_document, scores_trec
-    from toolkit.scoring import evaluate_many, resolve_measures
+    from toolkit.scoring import evaluate_many
     from toolkit.scoring.judged import warn_unjudged
     from toolkit.scoring.refusal import refusal_scores
 
-    _check_options(fmt, by_class, topics_path is not None, pool_bias, len(runs))
+    settings = evaluation_workspace(no_workspace).evaluation(topics=topics_path, measures=measures)
+    topics = settings.topics
+    _check_options(fmt, by_class, topics is not None, pool_bias, len(runs))
     from toolkit.formats.sampled import has_probabilities
 
     if (
@@ -91,11 +104,12 @@ def command(
         and not str(qrels_path).startswith("ir_datasets:")
         and has_probabilities(qrels_path)
     ):
+        # the sample estimates its own measures: --measures when given, else the estimable defaults (the
+        # workspace's measures are for full judgments and would mostly be refused)
         return _score_sampled(
-            runs, qrels_path, topics_path, measures, per_query, by_class, pool_bias, strict, fmt, output
+            runs, qrels_path, topics, measures, per_query, by_class, pool_bias, strict, fmt, output
         )
-    topics = read_topics(topics_path) if topics_path is not None else None
-    wanted = resolve_measures(measures, topics)
+    wanted = settings.measure_list()
     qrels = read_qrels(qrels_path)
     loaded = [read_run(path, strict=strict) for path in runs]
     pilots = pilot_runs(loaded)
@@ -129,6 +143,7 @@ def command(
             versions=versions() if fmt == "json" else None,  # only JSON records them; reading them costs
             pool_bias=bias,
             refusal=refusal,
+            primary=settings.primary_name(),
             pool_bias_agreement=agreement,
         )
         text = render(mark_pilot(doc, pilots), fmt)
@@ -138,7 +153,7 @@ def command(
 def _score_sampled(
     runs: tuple[Path, ...],
     qrels_path: Path,
-    topics_path: Path | None,
+    topics: TopicSet | None,
     measures: str | None,
     per_query: bool,
     by_class: bool,
@@ -150,7 +165,7 @@ def _score_sampled(
     """Qrels with inclusion probabilities (five columns): the inferred measures, labelled estimates, with their
     intervals; what the sample cannot estimate is refused in one line each (``toolkit.scoring.inferred``)."""
     from toolkit.errors import UsageError
-    from toolkit.formats import read_run, read_topics
+    from toolkit.formats import read_run
     from toolkit.formats.sampled import read_sampled_qrels
     from toolkit.reports import render
     from toolkit.reports.estimates import estimates_document
@@ -163,7 +178,6 @@ def _score_sampled(
             "in --format table, md, html or json, without --by-class or --pool-bias"
         )
     sampled = read_sampled_qrels(qrels_path)
-    topics = read_topics(topics_path) if topics_path is not None else None
     tokens = [str(t) for t in split_measures(measures)] if measures else list(DEFAULT_ESTIMATES)
     loaded = [read_run(path, strict=strict) for path in runs]
     results, refused = score_sampled(loaded, sampled, tokens, topics=topics)
@@ -196,7 +210,9 @@ def _check_options(fmt: str, by_class: bool, has_topics: bool, pool_bias: bool, 
     from toolkit.errors import UsageError
 
     if by_class and not has_topics:
-        raise UsageError("--by-class needs --topics (the topic set names each topic's class)")
+        raise UsageError(
+            "--by-class needs a topic set (it names each topic's class): pass --topics or set [workspace] topics"
+        )
     if by_class and fmt == "trec":
         raise UsageError(
             "--by-class is not available with --format trec; use table, md, html, json, csv or tsv"

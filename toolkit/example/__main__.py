@@ -3,7 +3,7 @@
 Output contract (what ``toolkit.toml`` parses): ``search`` prints
 ``{"query": …, "engine": …, "results": [{"doc_id": …, "title": …, "kind": …, "score": …}]}``, best first.
 ``show DOC_ID`` prints one document as Markdown for people; ``show`` without an id and ``versions`` speak the
-toolkit's batch doc-source protocol (docs/judging.md "Doc sources"): ids on stdin, one per line, and one
+toolkit's batch doc-source protocol (docs/pooling.md "Doc sources"): ids on stdin, one per line, and one
 JSON object per id on stdout — ``{"doc_id", "title", "text", "format", "version"}`` (or ``{"doc_id",
 "error"}``), and ``{"doc_id", "version"}`` for ``versions``.
 Errors print one ``Error: …`` line on stderr and exit 1 (2 for usage errors, argparse's convention).

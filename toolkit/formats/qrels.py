@@ -11,6 +11,7 @@ from typing import Any
 from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.irds import is_irds, read_irds_qrels
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
+from toolkit.formats.run import RUN_COLUMNS
 from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
 from toolkit.model import Qrels
 
@@ -44,14 +45,17 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
 
     Text after column 4 is ignored with one ``ToolkitWarning`` counting the lines, as ``read_run`` ignores
     text after column 6: a fifth column is most often the inclusion probability of sampled qrels (TREC Legal's
-    ``.probs``), which ``toolkit.formats.sampled`` reads.
+    ``.probs``), which ``toolkit.formats.sampled`` reads. Six columns on the first line are refused instead:
+    that is a run passed as qrels, and reading its rank column as grades would give silent wrong numbers.
     """
     judgments: dict[str, dict[str, int]] = {}
     count = 0
     extra: list[int] = []
     for number, parts in iter_trec_fields(path):
-        if len(parts) < 4:
-            raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}")
+        if len(parts) < 4 or (len(parts) == 6 and count == 0):
+            swapped = f" — a run line ({RUN_COLUMNS})? did you swap the run and the qrels?"
+            hint = swapped if len(parts) == 6 else ""  # six columns on the first line: a run file
+            raise FormatError(path, number, f"expected 4 columns ({QRELS_COLUMNS}), found {len(parts)}{hint}")
         if len(parts) > 4:
             extra.append(number)
         query_id, _iteration, doc_id, rel_text = parts[:4]

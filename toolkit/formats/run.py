@@ -56,11 +56,14 @@ def read_run_lines(path: str | Path, *, name: str | None = None, strict: bool = 
     extra: list[int] = []
     for number, parts in iter_trec_fields(path):
         if len(parts) != 6 and (len(parts) < 6 or strict):
-            hint = (
-                "; text after column 6 is refused with --strict (trec_eval ignores it)"
-                if len(parts) > 6
-                else ""
-            )
+            if len(parts) > 6:
+                hint = "; text after column 6 is refused with --strict (trec_eval ignores it)"
+            elif len(parts) == 4 and count == 0:  # the file's first line, not one bad line among good ones
+                from toolkit.formats.qrels import QRELS_COLUMNS
+
+                hint = f" — a qrels line ({QRELS_COLUMNS})? did you swap the run and the qrels?"
+            else:
+                hint = ""
             raise FormatError(path, number, f"expected 6 columns ({RUN_COLUMNS}), found {len(parts)}{hint}")
         if len(parts) > 6:
             extra.append(number)

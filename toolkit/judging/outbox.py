@@ -12,7 +12,7 @@ Every decision and undo is a conditional write: it carries the event id of the d
 this window saw (``expect``, passed as the store's ``expect_event``), and the store refuses it with ``ConflictError``
 when another is in force now; ``BusyError`` means "not yet, try again". So a retry after a
 failure whose outcome was unclear cannot record twice (the second try finds the first in force and
-counts it as saved), and another window's decision is never silently overwritten (issue 11.7).
+counts it as saved), and another window's decision is never silently overwritten (docs/design.md §8).
 
 ``LocalLog`` is the window's copy of one assessor's log: what the store said when the session started,
 plus the queued writes as *provisional* events (ids from ``PROVISIONAL`` up, so they sort after every

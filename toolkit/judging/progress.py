@@ -6,7 +6,7 @@ the judging screen records with each decision (``duration_ms``: from the documen
 over settling decisions (judged or unrateable) still in force; the per-assessor median is over the
 assessor's own decisions, not a median of topic medians.
 
-What the organiser needs to run a campaign, beyond counts (issue 16.8):
+What the organiser needs to run a campaign, beyond counts (docs/design.md §8):
 
 - **time** per topic (``ProgressRow.total_ms``) and per **session** — an assessor's stretch of work, their
   log events with no pause longer than ``SESSION_GAP_S`` between two of them (``sessions``);

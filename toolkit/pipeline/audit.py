@@ -13,11 +13,12 @@ Steps, each reusing what is already there when it is provably the same:
 2. **Qrels.** ``[audit] qrels`` when declared (e.g. exported human judgments); otherwise the regex truth of
    the topic set over the runs' docs plus the ``[docs] ids`` corpus list, written to ``qrels/TOPICS.qrels``
    (left untouched, manifest included, when the file already holds exactly these qrels).
-3. **Compare** every system against ``[workspace] baseline`` (default: the first system) with the options
-   of the optional ``[audit]`` table (``measures``, ``primary`` — the confirmatory measure, default
-   nDCG@10 —, ``test``, ``order``, ``alpha``, ``seed``, ``correction``, ``margins = { "nDCG@10" = 0.02 }``,
-   ``output``). Failed topics follow the run-failure policy (``toolkit.pipeline.failures``): listed in every
-   report, and a candidate is "not comparable" unless ``allow_failed``.
+3. **Compare** every system against ``[workspace] baseline`` (default: the first system) on the
+   workspace's evaluation settings, the same ``score``, ``compare`` and ``gate`` read (``[workspace]
+   measures`` and ``primary`` — the confirmatory measure, default nDCG@10: ``Workspace.evaluation``), with
+   the options of the optional ``[audit]`` table (``test``, ``order``, ``alpha``, ``seed``, ``correction``,
+   ``margins = { "nDCG@10" = 0.02 }``, ``output``). Failed topics follow the run-failure policy
+   (``toolkit.pipeline.failures``): listed in every report, and a candidate is "not comparable" unless ``allow_failed``.
 4. **Write** ``audit.md``, ``audit.json``, ``audit.html`` and ``audit-*.png`` into the output folder
    (``toolkit.reports`` renders them). The HTML page holds the per-topic view: each run's top k per topic
    (``toolkit.stats.rankings``) with the titles and snippets of the ``[docs]`` source
@@ -43,10 +44,9 @@ if TYPE_CHECKING:
     from toolkit.systems.base import System
     from toolkit.systems.preflight import PreflightResult
 
-#: The ``[audit]`` table's keys and the defaults of those that have one.
+#: The ``[audit]`` table's keys and their defaults. ``measures`` and ``primary`` moved to ``[workspace]``
+#: (``toolkit.workspace.MOVED_TO_WORKSPACE``: still read here, with a deprecation warning).
 AUDIT_DEFAULTS: dict[str, Any] = {
-    "measures": None,  # else [workspace] measures, else each class's measures
-    "primary": None,
     "alpha": 0.05,
     "seed": 42,
     "correction": "holm",
@@ -75,17 +75,11 @@ class AuditResult:
     pilot: tuple[str, ...] = ()
 
 
-def run_matches(path: Path, system: System, topics: TopicSet, depth: int) -> bool:
-    """True when ``path`` can stand for a new run of ``system`` with no pre-flight check and not a pilot
-    (``toolkit.pipeline.runs.reuse_refusal`` gives the reason when it cannot)."""
-    from toolkit.pipeline.runs import reuse_refusal
-
-    return reuse_refusal(path, system, topics, depth) is None
-
-
 def audit_settings(config: Mapping[str, Any], where: str) -> dict[str, Any]:
     """The ``[audit]`` table over ``AUDIT_DEFAULTS``; unknown keys and malformed margins are errors."""
-    unknown = sorted(set(config) - set(AUDIT_DEFAULTS))
+    from toolkit.workspace import MOVED_TO_WORKSPACE
+
+    unknown = sorted(set(config) - set(AUDIT_DEFAULTS) - set(MOVED_TO_WORKSPACE))
     if unknown:
         raise ConfigError(
             f"{where}: [audit] has unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(AUDIT_DEFAULTS))}"
@@ -96,15 +90,12 @@ def audit_settings(config: Mapping[str, Any], where: str) -> dict[str, Any]:
     order = config.get("order")
     if order is not None and not (isinstance(order, list) and all(isinstance(o, str) for o in order)):
         raise ConfigError(f'{where}: [audit] order must be a list of system names, e.g. ["bm25f", "dense"]')
-    primary = config.get("primary")
-    if primary is not None and not isinstance(primary, str):
-        raise ConfigError(f'{where}: [audit] primary must be one measure name, e.g. "RR@10"')
     shown = config.get("topics_shown")
     if shown is not None and (isinstance(shown, bool) or not isinstance(shown, int) or shown < 0):
         raise ConfigError(
             f"{where}: [audit] topics_shown must be a whole number ≥ 0 (0 = every topic), e.g. 1000"
         )
-    return {**AUDIT_DEFAULTS, **config}
+    return {**AUDIT_DEFAULTS, **{k: v for k, v in config.items() if k not in MOVED_TO_WORKSPACE}}
 
 
 def run_audit(
@@ -133,9 +124,10 @@ def run_audit(
     if ws.config_path is None:
         raise ConfigError("no toolkit.toml here or above; run audit from a workspace or pass --config PATH")
     options = audit_settings(ws.section("audit"), ws.where)
-    if ws.default_topics is None:
+    settings = ws.evaluation()
+    if settings.topics is None:
         raise ConfigError(f"{ws.where}: [workspace] topics is not set; name the topic set to audit")
-    topics = ws.topics()
+    topics = settings.topics
     systems = ws.systems()
     if len(systems) < 2:
         raise ConfigError(
@@ -161,8 +153,8 @@ def run_audit(
         runs,
         qrels,
         topics=topics,
-        measures=options["measures"] or ws.settings.get("measures"),
-        primary=options["primary"],
+        measures=settings.measures,
+        primary=settings.primary,
         alpha=float(options["alpha"]),
         seed=int(seed if seed is not None else options["seed"]),
         margins={str(k): float(v) for k, v in options["margins"].items()},

@@ -51,27 +51,12 @@ def manifest_failures(
         ) from None
 
 
-def failed_topics(
-    runs: Sequence[Run], manifests: Mapping[str, Mapping[str, Any] | None] | None = None
-) -> dict[str, tuple[str, ...]]:
-    """Per run name, the topics whose system call failed, from each run's manifest (``manifests`` by run
-    name; a run not in it has its manifest read beside ``run.path``)."""
-    from toolkit.formats.manifest import read_manifest
-
-    out: dict[str, tuple[str, ...]] = {}
-    for run in runs:
-        if manifests is not None and run.name in manifests:
-            manifest = manifests[run.name]
-        else:
-            manifest = read_manifest(run.path) if run.path else None
-        out[run.name] = tuple(f.query_id for f in manifest_failures(manifest, where=run.path or run.name))
-    return out
-
-
 def recorded_failures(
     runs: Sequence[Run], manifests: Mapping[str, Mapping[str, Any] | None] | None = None
 ) -> dict[str, tuple[str, ...] | None]:
-    """``failed_topics``, but None for a run without a manifest: its failures are unknown, not absent."""
+    """Per run name, the topics whose system call failed, from each run's manifest (``manifests`` by run
+    name; a run not in it has its manifest read beside ``run.path``) — None for a run without a manifest:
+    its failures are unknown, not absent."""
     from toolkit.formats.manifest import read_manifest
 
     out: dict[str, tuple[str, ...] | None] = {}
@@ -120,18 +105,6 @@ def check_failures(
         ToolkitWarning,
         stacklevel=2,
     )
-
-
-def failed_topics_at(paths: Sequence[str | Path]) -> dict[str, tuple[str, ...]]:
-    """``failed_topics`` for run files not read yet (a comparison reads them one at a time): by run name,
-    the failed topics of the manifest beside each path."""
-    from toolkit.formats.manifest import read_manifest
-    from toolkit.formats.run import run_name
-
-    return {
-        run_name(path): tuple(f.query_id for f in manifest_failures(read_manifest(path), where=path))
-        for path in paths
-    }
 
 
 def comparison_failures(

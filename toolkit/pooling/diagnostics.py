@@ -116,6 +116,7 @@ def leave_one_run_out(
     both scores (the topic set's topics, else the full qrels'), so a topic that loses all its judgments
     still counts.
     """
+    from toolkit.scoring.evaluate import denominator as counted
     from toolkit.scoring.evaluate import evaluate_many, resolve_measures
 
     source = "campaign provenance" if contributors is not None else f"depth-{depth} pool of the runs"
@@ -137,4 +138,5 @@ def leave_one_run_out(
                         run.name, m, full[run.name].aggregate[m], scores.aggregate[m], removed, removed_rel
                     )
                 )
-    return PoolBiasResult(rows=tuple(rows), measures=tuple(names), n=len(denominator), source=source)
+    n = len(counted(qrels, denominator))  # the topics the values are means over (not expect = "empty" ones)
+    return PoolBiasResult(rows=tuple(rows), measures=tuple(names), n=n, source=source)

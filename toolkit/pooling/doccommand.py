@@ -288,7 +288,7 @@ def _answer(line: bytes, number: int, what: str, versions_only: bool) -> DocReco
         return None
     hint = (
         f"{what} answer line {number}: expected one JSON object per line with a doc_id "
-        "(a command without {doc_id} gets the ids on stdin and answers JSONL; see docs/judging.md)"
+        "(a command without {doc_id} gets the ids on stdin and answers JSONL; see docs/pooling.md)"
     )
     try:
         data = loads_json(text)

@@ -4,7 +4,7 @@ Chosen by ``--docs`` or by the ``[docs]`` table of ``toolkit.toml``:
 
 - a **command** (``[docs] command = [...]``, an argv list, never a shell): with ``{doc_id}`` in an element it
   runs once per document; without, it speaks the **batch protocol** — ids on stdin, JSONL answers on
-  stdout, one process per batch (``toolkit.pooling.doccommand``; docs/judging.md "Doc sources");
+  stdout, one process per batch (``toolkit.pooling.doccommand``; docs/pooling.md "Doc sources");
 - a **JSONL corpus** (``.jsonl``/``.ndjson``, ``.gz`` ok): one document object per line (an id, ``text``,
   optional ``title``, ``format``, ``version``; ``toolkit.formats.corpus``);
 - a **TSV corpus** (``.tsv``): ``doc_id<TAB>text`` or ``doc_id<TAB>title<TAB>text``;

@@ -1,6 +1,6 @@
 """The document of an ``AgreementResult`` (``agree``): the JSON contract and the tables people read.
 
-The JSON keeps the issue's keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
+The JSON keeps its first keys (``schema_version``, ``labels``, ``pairs`` with ``a``/``b``/``n``/
 ``percent_agreement``/``kappa``/``binarised``, ``fleiss``, ``krippendorff``) in that order and adds more after
 them; every undefined number is ``null`` next to its reason (``reason`` in the same object, or
 ``<key>_reason``), never NaN. In the tables an undefined cell reads ``n/a [k]``, and the reasons are listed
@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toolkit.agreement.result import AgreementResult, Interval, Kappa, PairAgreement, Value
+from toolkit.agreement.result import AgreementResult, Interval, Kappa, PairAgreement, TopicAgreement, Value
+from toolkit.minimum import MIN_UNITS
 from toolkit.reports.document import Block, Document, bullets, esc, heading, paragraph, table
 
 WEIGHTINGS = ("unweighted", "linear", "quadratic")
@@ -21,9 +22,13 @@ WEIGHTINGS = ("unweighted", "linear", "quadratic")
 def agreement_document(result: AgreementResult) -> Document:
     notes = _Notes()
     blocks: list[Block] = [heading("Assessor agreement", 1), paragraph(esc(_headline(result)))]
-    for title, header, rows, right in _sections(result, notes):  # titles name assessors: literal text
+    for title, header, rows, right, note in _sections(result, notes):  # titles name assessors: literal text
         left = [i for i, r in enumerate(right) if not r]
-        blocks += [heading(esc(title)), table(header, rows, left=left) if rows else paragraph("(none)")]
+        blocks.append(heading(esc(title)))
+        if rows:
+            blocks.append(table(header, rows, left=left))
+        if note or not rows:
+            blocks.append(paragraph(esc(note or "(none)")))
     blocks += [heading("Across all assessors"), bullets([esc(line) for line in _overall(result, notes)])]
     if notes.reasons:
         blocks += [heading("Undefined"), bullets([esc(r) for r in notes.reasons], kind="notes")]
@@ -90,7 +95,7 @@ def pair_dict(p: PairAgreement, labels: Sequence[int]) -> dict[str, Any]:
 
 
 def agreement_data(result: AgreementResult) -> dict[str, Any]:
-    """The JSON contract of ``agree`` (keys after ``schema_version``, in the issue's order, then additions)."""
+    """The JSON contract of ``agree`` (keys after ``schema_version``, in their first order, then additions)."""
     alpha = result.krippendorff
     levels = ("nominal", "ordinal", "interval")
     return {
@@ -154,11 +159,13 @@ def _no_negative_zero(text: str) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
-def _sections(
-    result: AgreementResult, notes: _Notes
-) -> list[tuple[str, list[str], list[list[str]], list[bool]]]:
-    """(title, header, rows, right-aligned) for every table, in reading order."""
-    out: list[tuple[str, list[str], list[list[str]], list[bool]]] = []
+#: (title, header, rows, right-aligned, a note under the table or None)
+Section = tuple[str, list[str], list[list[str]], list[bool], str | None]
+
+
+def _sections(result: AgreementResult, notes: _Notes) -> list[Section]:
+    """Every table, in reading order."""
+    out: list[Section] = []
     rows = []
     for p in result.pairs:
         for i, w in enumerate(WEIGHTINGS):
@@ -182,6 +189,7 @@ def _sections(
             ["a", "b", "n", "agree%", "weights", "kappa", "95% CI", "bootstrap 95% CI"],
             rows,
             [False, False, True, True, False, True, False, False],
+            None,
         )
     )
     rows = []
@@ -204,14 +212,22 @@ def _sections(
             ["a", "b", "t", "kappa", "overlap", "both", "either"],
             rows,
             [False, False, False, True, True, True, True],
+            None,
         )
     )
     for p in result.pairs:
         header = [f"{p.a} \\ {p.b}", *(str(g) for g in result.labels)]
         rows = [[str(g), *(str(c) for c in row)] for g, row in zip(result.labels, p.confusion, strict=True)]
         out.append(
-            (f"Confusion: {p.a} (rows) x {p.b} (columns)", header, rows, [False] + [True] * len(p.confusion))
+            (
+                f"Confusion: {p.a} (rows) x {p.b} (columns)",
+                header,
+                rows,
+                [False] + [True] * len(p.confusion),
+                None,
+            )
         )
+    listed, few = _topics_with_a_value(result)
     rows = [
         [
             p.a,
@@ -223,15 +239,22 @@ def _sections(
             notes.num(t.linear),
             notes.num(t.quadratic),
         ]
-        for p in result.pairs
-        for t in p.per_topic
+        for p, t in listed
     ]
+    note = None
+    if few:
+        note = (
+            f"{len(few)} of {len(few) + len(listed)} topic rows are not listed: kappa per topic needs at least "
+            f"{MIN_UNITS} items both assessors graded, and they have {max(t.n for t in few)} or fewer (each one's "
+            "n and agree% are in --format json)."
+        )
     out.append(
         (
             "Per topic",
             ["a", "b", "topic", "n", "agree%", "unweighted", "linear", "quadratic"],
             rows,
             [False, False, False, True, True, True, True, True],
+            note,
         )
     )
     rows = [[d.assessor, str(d.n), *(str(c) for c in d.counts)] for d in result.distributions]
@@ -241,9 +264,26 @@ def _sections(
             ["assessor", "n", *(str(g) for g in result.labels)],
             rows,
             [False, True] + [True] * len(result.labels),
+            None,
         )
     )
     return out
+
+
+def _topics_with_a_value(
+    result: AgreementResult,
+) -> tuple[list[tuple[PairAgreement, TopicAgreement]], list[TopicAgreement]]:
+    """The per-topic rows worth a line, and the ones left out: a topic with too few shared items for a kappa
+    (the minimum-data rule) would be a row of "n/a" — at the usual overlap, nearly every topic."""
+    listed: list[tuple[PairAgreement, TopicAgreement]] = []
+    few: list[TopicAgreement] = []
+    for p in result.pairs:
+        for t in p.per_topic:
+            if t.n < MIN_UNITS and all(v.value is None for v in (t.unweighted, t.linear, t.quadratic)):
+                few.append(t)
+            else:
+                listed.append((p, t))
+    return listed, few
 
 
 def _overall(result: AgreementResult, notes: _Notes) -> list[str]:

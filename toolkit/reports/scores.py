@@ -49,11 +49,13 @@ def scores_document(
     versions: Mapping[str, str] | None = None,
     pool_bias: PoolBiasResult | None = None,
     refusal: Sequence[RefusalScores] | None = None,
+    primary: str | None = None,
     pool_bias_agreement: Mapping[str, RankAgreement] | None = None,
 ) -> Document:
     """One ``all`` row per run, then its classes (``by_class``) and topics (``per_query``); then, when the topic
     set declares topics ``expect = "empty"``, a note that ``n`` leaves them out and each run's refusal outcome
-    (``refusal``, one per run, ``toolkit.reports.refusal``); pool bias after."""
+    (``refusal``, one per run, ``toolkit.reports.refusal``); pool bias after. A declared ``primary`` measure
+    is marked in the header as ``compare`` marks it, and named in the JSON."""
     from toolkit.reports.refusal import declared, n_note, score_blocks
 
     measures = list(results[0].measures) if results else []
@@ -79,12 +81,15 @@ def scores_document(
                 rows.append(
                     [scores.run, q, "1", "1" if q in empty else "", *(_fixed(m, values[m]) for m in measures)]
                 )
-    blocks: list[Block] = [table(["run", "topic", "n", "empty", *measures], rows, left=(0, 1))]
+    header = [f"{m} (primary)" if m == primary else m for m in measures]
+    blocks: list[Block] = [table(["run", "topic", "n", "empty", *header], rows, left=(0, 1))]
     if refusal and declared(refusal):
         blocks += [paragraph(n_note(refusal[0])), *score_blocks(refusal, topics, by_class=by_class)]
     data = scores_data(
         results, topics=topics if by_class or topics else None, versions=versions, refusal=refusal
     )
+    if primary is not None:
+        data["primary"] = primary
     if pool_bias is not None:
         blocks += _pool_bias(pool_bias, pool_bias_agreement or {})
         data["pool_bias"] = _pool_bias_data(pool_bias, pool_bias_agreement or {})

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ClassBreakdown", "ComparisonResult", "compare_runs"]
 
-#: The primary measure when none is declared (``--primary``, ``[audit] primary``).
+#: The primary measure when none is declared (``--primary``, ``[workspace] primary``).
 DEFAULT_PRIMARY = "nDCG@10"
 #: Rank-1 buckets look at the top 10 when the primary measure has no cutoff of its own (``AP``, ``nDCG``).
 DEFAULT_CUTOFF = 10
@@ -412,7 +412,7 @@ def _pair_verdict(
     r: PairwiseResult, p: float | None, alpha: float, blocked: str | None, owner: PairedResult | None
 ) -> PairwiseResult:
     """The exploratory verdict of a pair; a pair with the baseline reads its own family's verdict (one pair,
-    one verdict: issue 24), with a note when the all-pairs adjustment alone would have read otherwise."""
+    one verdict), with a note when the all-pairs adjustment alone would have read otherwise."""
     import dataclasses
 
     words = (

@@ -1,4 +1,4 @@
-"""Families of tests and the words a comparison may use about each result (docs/design.md §7, issue 12).
+"""Families of tests and the words a comparison may use about each result (docs/design.md §7).
 
 A comparison asks many questions; what it may *claim* depends on which family a question belongs to:
 
@@ -17,7 +17,7 @@ Verdict words, in the order they are decided: "not comparable: …" (the run-fai
 "better" / "worse" (decision p < α); "no significant difference" — which is not a claim of no regression:
 that needs a non-inferiority margin.
 
-The direction of "better"/"worse" is the one the declared test tests (issue 24): the mean difference for
+The direction of "better"/"worse" is the one the declared test tests (docs/statistics.md, "The direction of a verdict"): the mean difference for
 the randomization and t tests, the signed ranks (R+ against R−, the rank-biserial's sign) for Wilcoxon.
 When that direction and the mean's disagree — Wilcoxon significant because most topics gained a little
 while a few lost a lot — the verdict says both ("better by signed ranks (R+ 210 > R− 66), but the mean Δ

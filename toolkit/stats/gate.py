@@ -58,11 +58,13 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
     ">": operator.gt,
 }
+#: What a rule compares: the candidate's mean (``value``, the default), or its change from the baseline.
 QUANTITIES = ("value", "drop", "delta")
-GRAMMAR = "MEASURE [value|drop|delta] <=|<|>=|> NUMBER [class=CLASS], e.g. 'nDCG@10 drop <= 0.05'"
+GRAMMAR = f"MEASURE [{'|'.join(QUANTITIES)}] {'|'.join(OPERATORS)} NUMBER [class=CLASS], e.g. 'nDCG@10 drop <= 0.05'"
 
 _RULE = re.compile(
-    r"^\s*(?P<measure>\S+?)\s*(?:\s(?P<quantity>value|drop|delta)\s*)?(?P<op><=|>=|<|>)\s*"
+    rf"^\s*(?P<measure>\S+?)\s*(?:\s(?P<quantity>{'|'.join(QUANTITIES)})\s*)?"
+    rf"(?P<op>{'|'.join(sorted(OPERATORS, key=len, reverse=True))})\s*"
     r"(?P<number>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:\s(?P<filters>.*))?$"
 )
 

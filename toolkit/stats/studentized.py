@@ -1,6 +1,6 @@
 """The headline interval and the non-inferiority test: the studentized (bootstrap-t) bootstrap of the mean Δ.
 
-Why this one (issue 24, item 5; the table is in docs/statistics.md, the simulation in bench/bench_coverage.py):
+Why this one (docs/statistics.md, "Intervals": the table is there, the simulation in bench/bench_coverage.py):
 per-topic differences in IR are skewed — many zeros, rare large gains or drops. The paired t interval
 assumes symmetry and covered 83–90 % at n = 10–30 for skewed differences in the simulation, and its
 one-sided bound let a true regression at the margin pass as "non-inferior" 12–54 % of the time instead of

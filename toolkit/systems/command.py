@@ -30,8 +30,6 @@ from toolkit.systems.parsers import Parser
 if TYPE_CHECKING:
     from toolkit.systems.preflight import Preflight
 
-PLACEHOLDERS = ("query", "query_id", "depth", "python")
-
 
 def fill_argv(template: Sequence[str], **values: str) -> list[str]:
     """An argv with its placeholders filled; ``{python}`` is always ``sys.executable``."""

@@ -260,12 +260,16 @@ class CampaignApp(WritingApp):
         self._layout_for_size()
 
     def _layout_for_size(self) -> None:
-        """Grades on one short line each when the screen is small; the footer without its secondary keys
-        when narrow (``KeyFooter``)."""
+        """Grades on one short line each and the side panels compact when the screen is small; the footer
+        without its secondary keys when narrow (``KeyFooter``)."""
         compact = self.size.width < NARROW or self.size.height < SHORT
         if compact != self._compact:
+            first = self._compact is None  # on mount: show_current draws the side panels next
             self._compact = compact
             self.query_one(GradePanel).show_grades(self.grades, self.grade_keys(), compact=compact)
+            self.query_one("#side").set_class(compact, "compact")
+            if not first:
+                self.refresh_panels()
         for footer in self.query(KeyFooter):
             footer.refresh(recompose=True)
 

@@ -108,7 +108,9 @@ class JudgeApp(CampaignApp):
         return f"Item {progress.position} of {progress.total}"
 
     def refresh_panels(self) -> None:
-        self.query_one(ProgressPanel).show_progress(self.session.progress(), show_times=self.show_times)
+        self.query_one(ProgressPanel).show_progress(
+            self.session.progress(), show_times=self.show_times, compact=bool(self._compact)
+        )
         self._show_border()
 
     def _summary(self) -> list[str]:

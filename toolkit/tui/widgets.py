@@ -2,7 +2,7 @@
 
 Every string that comes from the campaign — document text and title, doc id, topic text, notes, grade
 definitions — passes through ``toolkit.formats.text.visible`` before it becomes a renderable, so a control
-sequence planted in a document is shown (``␛[2J``), never obeyed (issue 11.8).
+sequence planted in a document is shown (``␛[2J``), never obeyed (docs/design.md §5, Limits).
 
 A document is rendered by its declared format (``[docs] format``, recorded by the campaign): ``text`` keeps
 its line breaks; ``markdown`` is rendered by Rich, with links shown as text followed by their address (never
@@ -242,20 +242,32 @@ class ProgressPanel(Static):
     """Where the assessor is and what is left: judged, unrateable and skipped counted apart; time per judgment
     (hidden when ``show_times`` is off)."""
 
-    def show_progress(self, progress: SessionProgress, *, show_times: bool = True) -> None:
+    def show_progress(
+        self, progress: SessionProgress, *, show_times: bool = True, compact: bool = False
+    ) -> None:
+        """``compact`` (a small screen): without the item's position, which the document's border shows too,
+        and with short labels, so that the panel fits under the topic and the grades at 80×24."""
         t, o = progress.topic, progress.overall
-        text = Text()
-        text.append(f"Item {progress.position} of {progress.total}\n", style="bold")
-        text.append(f"This topic  {tally_line(t.judged, t.unrateable, t.skipped, t.remaining)}\n")
-        text.append(f"Overall     {tally_line(o.judged, o.unrateable, o.skipped, o.remaining)}")
+        rows = [
+            (
+                "Topic" if compact else "This topic",
+                tally_line(t.judged, t.unrateable, t.skipped, t.remaining),
+            ),
+            ("Overall", tally_line(o.judged, o.unrateable, o.skipped, o.remaining)),
+        ]
         if show_times:
             median = "–" if progress.median_ms is None else f"{progress.median_ms / 1000:.1f} s"
             last = "–" if progress.last_ms is None else f"{progress.last_ms / 1000:.1f} s"
-            text.append(f"\nTime/judgment  median {median} · last {last}")
+            rows.append(("Time" if compact else "Time/judgment ", f"median {median} · last {last}"))
         pool = [f"+{progress.new_items} new for you"] if progress.new_items else []
         pool += [f"{progress.unassigned} unassigned"] if progress.unassigned else []
         if pool:  # a pool round since the window opened, or items the organiser has not given anyone
-            text.append("\nPool        " + " · ".join(pool))
+            rows.append(("Pool", " · ".join(pool)))
+        width = 9 if compact else 12
+        text = Text()
+        if not compact:
+            text.append(f"Item {progress.position} of {progress.total}\n", style="bold")
+        text.append("\n".join(f"{label:<{width}}{value}" for label, value in rows))
         self.update(text)
 
 

@@ -281,7 +281,7 @@ BOM = b"\xef\xbb\xbf"
 
 
 def layout_cases() -> list[Case]:
-    """File layouts, file names and standard input (issue 24, items 8 and 9), byte-order marks, odd bytes."""
+    """File layouts, file names and standard input, byte-order marks, odd bytes."""
     q, r = TWO_QRELS, TWO_RUN
     layouts: list[
         tuple[str, tuple[str, ...], dict[str, bytes], bytes | None, tuple[str, ...], int | None]
@@ -397,7 +397,7 @@ def layout_cases() -> list[Case]:
             2,
         ),
     ]
-    # score reads a byte-order mark as trec_eval does (issue 24, item 9): held to trec_eval -c's values
+    # score reads a byte-order mark as trec_eval does (docs/formats.md): held to trec_eval -c's values
     official = {"AP": ["map", "map"], "P@5": ["P_5", "P_5"], "RR": ["recip_rank", "recip_rank"]}
     return [
         Case(
@@ -468,7 +468,7 @@ def unsupported_cases() -> list[Case]:
     ]
 
 
-#: Inputs of issue 24, item 7: the drop-in read them right and then died at exit 1 run in 100.
+#: Inputs the drop-in once read right and then died at exit on, 1 run in 100 (tests/treceval/test_drop_in_exit.py).
 EXIT_RACE = {
     "a comment line in the qrels": b"# c\n1 0 a 1\n",
     "a blank line in the qrels": b"1 0 a 1\n\n",

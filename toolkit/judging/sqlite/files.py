@@ -1,6 +1,6 @@
 """The campaign file on disk: what it is before SQLite writes to it, who may write it, how it comes to exist.
 
-Three things a database library does not do for us (issue 11 "Nothing lost, nobody in"):
+Three things a database library does not do for us (docs/design.md §5 "Nothing is lost", §8):
 
 - **Look before touching.** ``check_header`` reads the first 100 bytes with a plain ``open(…, "rb")``:
   a file that is not SQLite, or an SQLite file of another program (its ``application_id`` is not ours), is

@@ -1,4 +1,4 @@
-"""Regression tests of issue 24, items 1–3: verdicts that cannot point the wrong way.
+"""Regression tests: verdicts that cannot point the wrong way (docs/statistics.md, "The direction of a verdict").
 
 Expected values come from hand computations in exact rationals (``fractions``) and from scipy, never from
 the toolkit's own output.
@@ -82,7 +82,7 @@ def test_rr_at_1000_with_a_huge_common_denominator_is_enumerated_exactly():
         for a, b in zip(RANKS_A, RANKS_B, strict=False)
     ]
     expected = brute_force(exact)
-    assert expected == Fraction(57472, 65536)  # the value the issue gives
+    assert expected == Fraction(57472, 65536)  # the brute force above, pinned
     ids = [f"q{i}" for i in range(16)]
     r = paired_test(
         dict(zip(ids, rr(RANKS_A), strict=False)),

@@ -1,4 +1,4 @@
-"""Issue 24 item 6: what the audit's verdict says, and item 5's interval in the example audit.
+"""What the audit's verdict says, and its headline interval, in the example audit (docs/statistics.md).
 
 Expected values come from the example workspace's files read here by hand (runs, qrels, topics: ranking by
 trec_eval's rule, score descending then doc id descending) and from statsmodels, never from the toolkit.
@@ -74,7 +74,7 @@ def test_no_significant_difference_is_not_equivalence_and_gives_the_mde(example_
     mde = TTestPower().solve_power(nobs=len(d), alpha=0.05, power=0.8) * d.std(ddof=1)
     assert (
         len(d) == 61 and f"{mde:.4f}" == "0.0733" and f"{d.mean():+.4f}" == "+0.0156"
-    )  # the issue's numbers
+    )  # the example audit's numbers
     summary = (example_audit / "summary.txt").read_text()
     assert (
         f"  bm25f: not a claim of equivalence — post hoc MDE {mde:.4f} vs observed Δ {d.mean():+.4f}"
@@ -90,7 +90,7 @@ def test_refusal_changes_are_listed_with_their_topics_in_the_verdict(example_aud
     empty = [t["id"] for t in topics if t.get("expect") == "empty"]
     a, b = ranked(REPO / "runs/bm25.run"), ranked(REPO / "runs/bm25f.run")
     lost = [q for q in empty if not a.get(q) and b.get(q)]  # refused by bm25, answered by bm25f
-    assert len(empty) == 6 and len(lost) == 3  # 0.8333 → 0.3333 (the issue's numbers)
+    assert len(empty) == 6 and len(lost) == 3  # 0.8333 → 0.3333 (the example audit's numbers)
     md = (example_audit / "audits/audit.md").read_text()
     verdict = md.split("## Verdict", 1)[1].split("## Aggregate", 1)[0]
     assert f"- bm25f no longer refused (vs bm25, {len(lost)}): {' '.join(lost)}" in verdict
