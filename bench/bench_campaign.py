@@ -17,7 +17,7 @@ disagreements. Nothing here may grow faster than the campaign; the printed times
 
 With ``--pg URL`` (a PostgreSQL server prepared by ``campaign setup`` for the URL's login) the campaign is
 then copied there (``campaign copy``) and the reads are timed again on PostgreSQL: both exports,
-``judgments export`` and the read models. The goal (issue 26.4): ``export`` and the organiser's progress
+``judgments export`` and the read models. The goal: ``export`` and the organiser's progress
 report ≤ 2 s each at 171,000 items on both backends. The CPU column is the client's: PostgreSQL's own work
 is in the wall time only. The campaign is dropped from the server afterwards.
 

@@ -9,7 +9,7 @@ ties are exact in float32, so it sees trec_eval 10's order) and prints how far i
 aggregates are from them (they break ties their own way).
 
 With ``--trec-eval`` also trec_eval 10 built from source (``-m recip_rank -m P.1,5 -m ndcg_cut.10 -m Rprec
--m map``; its RR is uncut, the same work). The small-input row of docs/benchmarks.md (issue 26 item 1: people
+-m map``; its RR is uncut, the same work). The small-input row of docs/benchmarks.md (people
 call ``score`` in loops, so start-up is the cost) is
 ``bench_score.py --topics 50 --docs 10 --repeat 21 --no-ranx --no-ir-measures --trec-eval``.
 

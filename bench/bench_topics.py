@@ -1,4 +1,4 @@
-"""Benchmark (issue 26 item 6): ``trec-toolkit score`` with an MS MARCO-sized topic set.
+"""Benchmark: ``trec-toolkit score`` with an MS MARCO-sized topic set.
 
 Generates N topics (default 1,000,000) in each topic format the toolkit reads line by line or as a document
 (TSV, JSONL, TREC SGML, Web-track XML), a run of 1,000 of those topics × 100 docs and qrels for them, then

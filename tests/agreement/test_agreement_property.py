@@ -1,6 +1,6 @@
 """Every number of ``agree`` on random campaigns, held to scikit-learn, statsmodels and krippendorff.
 
-``agree`` counts with integer codes and numpy (issue 26 item 3: one pass per pair, every topic at once); the
+``agree`` counts with integer codes and numpy (one pass per pair, every topic at once); the
 references here compute each statistic their own way from plain Python lists built from the same judgments:
 kappa per pair, per topic and binarised (``cohen_kappa_score``), the confusion table (``confusion_matrix``),
 Fleiss' kappa (``fleiss_kappa`` on ``aggregate_raters``), alpha (``krippendorff.alpha``), and the topic

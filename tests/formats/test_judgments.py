@@ -178,7 +178,7 @@ JSONL_ERRORS = [
      "expected a string or null note, found 5"),
     ('{"assessor": "a\\tb", "query_id": "q1", "doc_id": "d1", "grade": 1}\n',
      "invalid assessor name 'a\\tb': use a non-empty name without tabs, commas, line breaks or other control characters"),
-    # a lone UTF-16 surrogate is no character: no file, database or terminal can take it (issue 26 item 3)
+    # a lone UTF-16 surrogate is no character: no file, database or terminal can take it
     ('{"assessor": "a", "query_id": "q1", "doc_id": "d1", "grade": 1, "note": "x\\ud800"}\n',
      "note holds \\ud800, half of a UTF-16 surrogate pair and no character; write the character itself"),
     ('{"assessor": "a\\udfff", "query_id": "q1", "doc_id": "d1", "grade": 1}\n',

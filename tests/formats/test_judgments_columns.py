@@ -1,4 +1,4 @@
-"""The column reader of judgments files is held to the line reader (issue 26 item 3).
+"""The column reader of judgments files is held to the line reader.
 
 Random judgments files in every layout the reader takes — TSV with and without a header, extra named columns,
 CSV, JSONL, CRLF, comments, blank lines, gzip, small blocks — and with hostile content (names with blanks and

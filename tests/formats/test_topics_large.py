@@ -1,4 +1,4 @@
-"""Topic files read in one pass (issue 26 item 6): errors far into a file keep their exact line, a format error
+"""Topic files read in one pass: errors far into a file keep their exact line, a format error
 later in the file still wins over a topic error before it, and reading leaves the garbage collector as it
 found it. Expected line numbers are counted by construction of the files."""
 

@@ -1,4 +1,4 @@
-"""A topic set far larger than the qrels (MS MARCO-sized query sets, issue 26 item 6).
+"""A topic set far larger than the qrels (MS MARCO-sized query sets).
 
 Most of the topics are neither in the run nor in the qrels, and without classes the per-class views are the
 run's own (one class). These tests hold those paths to their definition: every topic-set topic counts in

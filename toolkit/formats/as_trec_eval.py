@@ -79,7 +79,7 @@ class _Stream:
     """A file's lines streamed block by block, with the checks ``_load`` made on the whole file, in its order.
 
     Why streaming: read whole, a gzip bomb of one valid line repeated (5 MB expanding to 2 GiB) took the
-    file's size and a Python object per line before trec_eval's duplicate error could be reported (issue 26).
+    file's size and a Python object per line before trec_eval's duplicate error could be reported.
     Only a limit passed (``open_input``) is raised as it is found — as before, when the whole file was read
     first; a NUL byte, an empty file, a byte-order mark and a line the caller refuses (``refuse``) are
     reported once the file is read, in ``_load``'s order.

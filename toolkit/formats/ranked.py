@@ -283,7 +283,7 @@ def canonical(
     import pyarrow as pa
 
     # the doc ids stay in the chunks Arrow parsed them into: one buffer would be a second copy of the
-    # largest column at the peak (90 MiB on 5 million unique doc ids, issue 26); takes look chunks up
+    # largest column at the peak (90 MiB on 5 million unique doc ids); takes look chunks up
     docs = columns.pop(1)
     codes, dictionary = dictionary_codes(columns.pop(0))
     release_memory()  # each column's chunks, once copied, go back to the system before the next copy
@@ -332,7 +332,7 @@ def _duplicated_across_blocks(
 ) -> bool:
     """``has_duplicates`` for a grouped run whose blocks hold no duplicate each: only a topic whose rows
     cross a block's edge can hold one, so only those topics' keys are compared (a few thousand rows, not
-    every row: a sort of 5 million keys was a tenth of the time on a file of unique doc ids, issue 26)."""
+    every row: a sort of 5 million keys was a tenth of the time on a file of unique doc ids)."""
     edges = np.cumsum(block_rows)[:-1]
     edges = edges[(edges > 0) & (edges < len(codes))]
     crossing = np.sort(codes[edges][codes[edges - 1] == codes[edges]])  # (np.unique imports numpy.ma)

@@ -132,7 +132,7 @@ def normalise(block: Block) -> Any:
         if not isinstance(base, bytearray):  # bytes given (standard input): a writable copy of the block
             base, start, end = bytearray(memoryview(base)[start:end]), 0, end - start
         view = np.frombuffer(base, np.uint8, end - start, start)
-        for c in present:  # a boolean mask per byte present: in place, no copy of the block (issue 26)
+        for c in present:  # a boolean mask per byte present: in place, no copy of the block
             np.equal(view, c[0], out=separator)
             view[separator] = 32
     np.less_equal(np.frombuffer(base, np.uint8, end - start, start), 32, out=separator)
@@ -559,7 +559,7 @@ def compute(name: str, *args: Any, options: Any = None) -> Any:
     """Arrow compute function ``name`` on ``args``, allocated from ``pool()``.
 
     Called through ``pyarrow._compute`` rather than ``pyarrow.compute``: importing the latter wraps and
-    documents every one of Arrow's ~300 functions, a tenth of a second of every command's start-up (issue 26).
+    documents every one of Arrow's ~300 functions, a tenth of a second of every command's start-up.
     """
     from pyarrow._compute import call_function
 
