@@ -101,7 +101,7 @@ def generate(folder: Path, topics: int, docs: int, seed: int = 13) -> tuple[Path
 
 
 def generate_unique(folder: Path, topics: int, docs: int, seed: int = 26) -> tuple[Path, Path]:
-    """Issue 26's second layout: doc ids unique per topic, scores already in trec_eval's order.
+    """The second layout: doc ids unique per topic, scores already in trec_eval's order.
 
     Every topic retrieves its own ``docs`` documents (``MARCO_{n}``, n unique over the whole file, so no doc
     id recurs: one distinct string per line), scores strictly falling down each list (no ties), one ``#``

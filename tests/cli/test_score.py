@@ -281,7 +281,7 @@ def _imported_by_console_script(*args: str) -> tuple[subprocess.CompletedProcess
 
 @pytest.mark.parametrize("with_topics", [False, True])
 def test_score_on_small_files_imports_only_what_it_needs(tmp_path: Path, with_topics: bool) -> None:
-    """Issue 26 item 1: people call ``score`` in loops; a 50-topic × 10-doc run must not pay for the
+    """People call ``score`` in loops; a 50-topic × 10-doc run must not pay for the
     statistics package, the system runners or any other library its work does not use."""
     run = tmp_path / "s.run"
     run.write_text("".join(f"q{q} Q0 d{d} {d} {10 - d} s\n" for q in range(50) for d in range(10)))

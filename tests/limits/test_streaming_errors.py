@@ -102,7 +102,7 @@ DROP_IN_BOMBS = {"run": 64 * MIB, "qrels": 24 * MIB}
 def test_the_drop_in_streams_a_bomb_of_valid_lines_to_trec_eval_s_answer(  # type: ignore[no-untyped-def]
     trec_eval, tmp_path: Path, which: str
 ) -> None:
-    """Issue 26: the drop-in's reference loop read the whole decompressed file, and a Python object per line,
+    """The drop-in's reference loop read the whole decompressed file, and a Python object per line,
     before reporting the duplicate — a run of 64 MiB of one repeated line took ~0.6 GB. Now it streams and keeps one
     copy of a topic's repeated doc: its peak stays within a block-reading command's slack of its baseline.
     The exit code and output are trec_eval 10's on the same lines uncompressed (it reads no gzip)."""

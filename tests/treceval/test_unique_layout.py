@@ -1,4 +1,4 @@
-"""Issue 26's layout — doc ids unique per topic, scores already in order, tabs, comment lines — read column-wise.
+"""The layout of doc ids unique per topic, scores already in order, tabs, comment lines — read column-wise.
 
 The column reader now hashes (topic, doc) and rules out duplicates block by block in the parsing threads,
 checks only the topics that cross a block's edge afterwards, keeps the doc ids in the chunks Arrow parsed
