@@ -41,3 +41,11 @@ def test_python_dash_m_toolkit_runs() -> None:
     )
     assert proc.returncode == 0
     assert proc.stdout.strip() == "trec-toolkit, version 0.1.0"
+
+
+def test_test_option_offers_the_tests_the_library_runs() -> None:
+    """``--test``'s choices are written out in the CLI (so --help loads no numpy): they must be the library's."""
+    from toolkit.cli.options import PAIRED_TESTS
+    from toolkit.stats.paired import TESTS
+
+    assert PAIRED_TESTS == TESTS

@@ -119,7 +119,9 @@ def _warning_printer() -> Callable[..., None]:
 
 
 @click.group(
-    cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+    cls=LazyGroup,
+    # show_default: every command's options show their default (inherited by the subcommands' contexts)
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "show_default": True},
 )
 @click.version_option(__version__, prog_name="trec-toolkit")
 @click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")

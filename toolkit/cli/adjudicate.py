@@ -6,23 +6,20 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import CAMPAIGN
+from toolkit.cli.options import CAMPAIGN, file_option
 
 
 @click.command()
 @click.argument("campaign", type=CAMPAIGN)
 @click.option("--adjudicator", "-a", required=True, help="Your name, recorded with every adjudicated grade.")
 @click.option("--all", "include_done", is_flag=True, help="Also revisit disagreements already adjudicated.")
-@click.option(
+@file_option(
     "--keys",
     "keys_file",
-    type=click.Path(dir_okay=False, path_type=Path),
     help="TOML file remapping keys (same binding ids as `judge --keys`).",
 )
-@click.option(
-    "--guidelines", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file shown by `g`."
-)
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="toolkit.toml to use.")
+@file_option("--guidelines", help="Markdown file shown by `g`.")
+@file_option("--config", help="toolkit.toml to use.")
 def command(
     campaign: str | Path,
     adjudicator: str,

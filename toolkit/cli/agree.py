@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import CAMPAIGN, emit, format_option, output_option
+from toolkit.cli.options import CAMPAIGN, emit, format_option, output_option, seed_option
 from toolkit.errors import ToolkitError, UsageError
 
 
@@ -46,12 +46,11 @@ def parse_labels(text: str | None) -> list[int] | None:
     help="The full label set (default: the campaign's grade scale, else 0..max grade seen).",
 )
 @format_option("table", "md", "html", "json")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the topic bootstrap.")
+@seed_option(42, "Seed of the topic bootstrap.")
 @click.option(
     "--bootstrap",
     type=click.IntRange(min=0),
     default=2000,
-    show_default=True,
     help="Topic resamples for the bootstrap CI of kappa (0 = none).",
 )
 @click.option("--include-gold", is_flag=True, help="Count judgments on gold items too (campaigns only).")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import CAMPAIGN, say
+from toolkit.cli.options import CAMPAIGN, docs_source_option, overlap_option, say, seed_option
 
 if TYPE_CHECKING:
     from toolkit.judging.assign import AssignResult
@@ -16,13 +16,9 @@ if TYPE_CHECKING:
 @click.command()
 @click.argument("campaign", type=CAMPAIGN)
 @click.option("--assessors", required=True, metavar="A,B,…", help="Comma-separated assessor names.")
-@click.option(
-    "--overlap",
-    "overlap_text",
-    default="0",
-    show_default=True,
-    metavar="FRACTION|all",
-    help="Fraction of each topic's items also given to a second assessor; 'all' = every assessor "
+@overlap_option(
+    "0",
+    "Fraction of each topic's items also given to a second assessor; 'all' = every assessor "
     "judges every item.",
 )
 @click.option(
@@ -32,16 +28,10 @@ if TYPE_CHECKING:
     default=None,
     help="Gold items with known grades, TSV query_id doc_id grade (given to every assessor).",
 )
-@click.option(
-    "--docs",
-    "docs_spec",
-    default=None,
-    metavar="SOURCE",
-    help="Doc source for gold documents not in the pool [default: [docs] in toolkit.toml].",
+@docs_source_option(
+    "docs_spec", "Doc source for gold documents not in the pool [default: [docs] in toolkit.toml]."
 )
-@click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed of the presentation order and overlap draw."
-)
+@seed_option(0, "Seed of the presentation order and overlap draw.")
 def command(
     campaign: str | Path,
     assessors: str,

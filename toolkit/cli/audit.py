@@ -6,14 +6,19 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import topics_shown_option
+from toolkit.cli.options import (
+    allow_failed_option,
+    allow_pilot_option,
+    file_option,
+    seed_option,
+    topics_shown_option,
+)
 
 
 @click.command(context_settings={"max_content_width": 100})
-@click.option(
+@file_option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="toolkit.toml (default: the nearest one at or above the current folder).",
 )
@@ -25,18 +30,10 @@ from toolkit.cli.options import topics_shown_option
     help="Folder for the audit files (default: [audit] output, else audits/ in the workspace).",
 )
 @click.option("--rerun", is_flag=True, help="Run every system again even when a matching run exists.")
-@click.option(
-    "--seed", type=int, default=None, help="Seed of the resampling tests (default: [audit] seed, else 42)."
-)
-@click.option(
-    "--allow-pilot",
-    is_flag=True,
-    help="Audit systems marked pilot = true and reuse pilot runs; the audit is then marked PILOT.",
-)
-@click.option(
-    "--allow-failed",
-    is_flag=True,
-    help="Give verdicts even when a system failed some topics (they are still listed in the audit).",
+@seed_option(None, "Seed of the resampling tests (default: [audit] seed, else 42).")
+@allow_pilot_option("Audit systems marked pilot = true and reuse pilot runs; the audit is then marked PILOT.")
+@allow_failed_option(
+    "Give verdicts even when a system failed some topics (they are still listed in the audit)."
 )
 @topics_shown_option
 def command(

@@ -7,11 +7,15 @@ from pathlib import Path
 import click
 
 from toolkit.cli.options import (
+    allow_failed_option,
+    docs_source_option,
     emit,
     evaluation_options,
     evaluation_workspace,
     format_option,
     output_option,
+    paired_test_option,
+    seed_option,
     topics_shown_option,
 )
 
@@ -53,22 +57,15 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     help="The declared primary measure: the confirmatory test (default: [workspace] primary, else nDCG@10; "
     "added when not measured).",
 )
-@click.option(
-    "--test",
-    "test",
-    type=click.Choice(["randomization", "t", "wilcoxon"]),
-    default="randomization",
-    show_default=True,
-    help="The declared test whose p the report uses (the others go to JSON and the appendix).",
-)
+@paired_test_option("The declared test whose p the report uses (the others go to JSON and the appendix).")
 @click.option(
     "--order",
     default=None,
     metavar="RUN,RUN",
     help="Declare the candidates' order: the confirmatory family becomes fixed-sequence instead of Holm.",
 )
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed of every resampling test.")
+@click.option("--alpha", type=float, default=0.05, help="Significance level.")
+@seed_option(42, "Seed of every resampling test.")
 @click.option(
     "--margin",
     "margins",
@@ -80,28 +77,23 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     "--correction",
     type=click.Choice(["holm", "bh", "none"]),
     default="holm",
-    show_default=True,
     help="Adjustment of the secondary and exploratory families (the confirmatory one is Holm or --order).",
 )
 @click.option(
     "--zero-method",
     type=click.Choice(["wilcox", "pratt"]),
     default="wilcox",
-    show_default=True,
     help="How Wilcoxon treats zero differences.",
 )
 @click.option(
     "--fail-on",
     type=click.Choice(["none", "regression"]),
     default="none",
-    show_default=True,
     help="regression: exit 3 when a candidate fails non-inferiority on the primary measure (with --margin "
     "for it), else when it is significantly worse (confirmatory test); the criterion is printed.",
 )
-@click.option(
-    "--allow-failed",
-    is_flag=True,
-    help="Give verdicts even when a run's manifest records failed topics (they are still listed).",
+@allow_failed_option(
+    "Give verdicts even when a run's manifest records failed topics (they are still listed)."
 )
 @click.option(
     "--show",
@@ -110,12 +102,9 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     metavar="TOPIC",
     help="Print TOPIC's rankings side by side (grades, moves, titles) instead of the report (repeatable).",
 )
-@click.option(
-    "--docs",
+@docs_source_option(
     "docs",
-    default=None,
-    metavar="SOURCE",
-    help="Titles and snippets for --show and the HTML's per-topic view: a campaign (its snapshots), a "
+    "Titles and snippets for --show and the HTML's per-topic view: a campaign (its snapshots), a "
     ".jsonl/.tsv corpus or a folder (default: [docs] of toolkit.toml, when there is one).",
 )
 @topics_shown_option

@@ -6,17 +6,24 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option, topics_option
+from toolkit.cli.options import (
+    emit,
+    file_option,
+    format_option,
+    output_option,
+    paired_test_option,
+    seed_option,
+    topics_option,
+)
 
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
+@file_option(
     "--qrels",
     "qrels_paths",
     multiple=True,
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
     help="Two qrels: first the reference (A, e.g. the full judgments), then the one checked (B). Give it twice.",
 )
 @topics_option("Topic set: the topics counted under both qrels (default: the reference qrels' topics).")
@@ -25,24 +32,13 @@ from toolkit.cli.options import emit, format_option, output_option, topics_optio
     default=None,
     help="The measure the runs are ranked by [default: [workspace] primary in toolkit.toml, else nDCG@10].",
 )
-@click.option(
-    "--test",
-    type=click.Choice(["randomization", "t", "wilcoxon"]),
-    default="randomization",
-    show_default=True,
-    help="The paired test of each swapped pair under each qrels.",
-)
-@click.option(
-    "--alpha", type=float, default=0.05, show_default=True, help="Significance level of those tests."
-)
-@click.option(
-    "--seed", type=int, default=42, show_default=True, help="Seed of the bootstrap and of the tests."
-)
+@paired_test_option("The paired test of each swapped pair under each qrels.")
+@click.option("--alpha", type=float, default=0.05, help="Significance level of those tests.")
+@seed_option(42, "Seed of the bootstrap and of the tests.")
 @click.option(
     "--resamples",
     type=click.IntRange(min=0),
     default=10_000,
-    show_default=True,
     help="Topic-bootstrap resamples of the intervals (0: no intervals).",
 )
 @format_option("table", "md", "html", "json")

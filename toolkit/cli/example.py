@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from toolkit.cli.options import output_to, overlap_option, seed_option
+
 
 @click.group()
 def group() -> None:
@@ -16,26 +18,12 @@ def group() -> None:
 @click.option(
     "--assessors",
     default="alice,bob",
-    show_default=True,
     metavar="A,B,…",
     help="Who judges: the campaign is shared out among them.",
 )
-@click.option(
-    "--overlap",
-    "overlap_text",
-    default="0.2",
-    show_default=True,
-    metavar="FRACTION|all",
-    help="Fraction of each topic's items also given to a second assessor (for agreement).",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the presentation order.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Campaign database [default: judging/stdlib.sqlite in the workspace].",
-)
+@overlap_option("0.2", "Fraction of each topic's items also given to a second assessor (for agreement).")
+@seed_option(0, "Seed of the presentation order.")
+@output_to("Campaign database [default: judging/stdlib.sqlite in the workspace].")
 def campaign(assessors: str, overlap_text: str, seed: int, output: Path | None) -> None:
     """Pool the workspace's committed runs into judging/stdlib.sqlite and share it out, in seconds.
 

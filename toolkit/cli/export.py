@@ -22,14 +22,12 @@ from toolkit.cli.options import CAMPAIGN, output_option
     "--fallback",
     type=click.Choice(["majority", "mean", "max", "min"]),
     default="majority",
-    show_default=True,
     help="adjudicated: the policy for items without an adjudication.",
 )
 @click.option(
     "--unjudged",
     type=click.Choice(["-1", "skip"]),
     default="skip",
-    show_default=True,
     help="Pool items without a grade: write them as -1, or leave them out.",
 )
 @output_option

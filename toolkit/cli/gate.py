@@ -7,25 +7,32 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
+from toolkit.cli.options import (
+    allow_failed_option,
+    allow_pilot_option,
+    emit,
+    evaluation_options,
+    evaluation_workspace,
+    file_option,
+    format_option,
+    output_option,
+)
 
 if TYPE_CHECKING:
     from toolkit.workspace import Workspace
 
 
 @click.command(context_settings={"max_content_width": 100})
-@click.option(
+@file_option(
     "--baseline",
     "baseline_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
     help="The reference run.",
 )
-@click.option(
+@file_option(
     "--candidate",
     "candidate_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
     help="The run being checked.",
 )
 @evaluation_options(
@@ -39,21 +46,14 @@ if TYPE_CHECKING:
     help="MEASURE [value|drop|delta] OP NUMBER [class=CLASS] (repeatable; default: [gate] rules in "
     "toolkit.toml).",
 )
-@click.option(
+@file_option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="toolkit.toml to read [gate] rules and [workspace] topics from (default: the nearest one).",
 )
-@click.option(
-    "--allow-pilot", is_flag=True, help="Gate pilot runs too (refused by default); the report says PILOT."
-)
-@click.option(
-    "--allow-failed",
-    is_flag=True,
-    help="Gate even when a run's manifest records failed topics (they are still listed).",
-)
+@allow_pilot_option("Gate pilot runs too (refused by default); the report says PILOT.")
+@allow_failed_option("Gate even when a run's manifest records failed topics (they are still listed).")
 @format_option("table", "md", "html", "json", default="table")
 @output_option
 def command(

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from toolkit.cli.options import CAMPAIGN
+from toolkit.cli.options import CAMPAIGN, file_option
 from toolkit.cli.serving import serve, serve_options
 from toolkit.errors import UsageError
 
@@ -18,19 +18,17 @@ from toolkit.errors import UsageError
 @click.option(
     "--progress", "show_progress", is_flag=True, help="Open the organiser's progress screen instead."
 )
-@click.option(
+@file_option(
     "--keys",
     "keys_file",
-    type=click.Path(dir_okay=False, path_type=Path),
     help='TOML file remapping keys, e.g. `skip = "k"` (binding ids: grade-0 … grade-N, skip, unrateable, '
     "undo, next, previous, note, guidelines, find, help, quit).",
 )
-@click.option(
+@file_option(
     "--guidelines",
-    type=click.Path(dir_okay=False, path_type=Path),
     help="Markdown file shown by `g` (default: the campaign's, or [judge] guidelines in toolkit.toml).",
 )
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="toolkit.toml to use.")
+@file_option("--config", help="toolkit.toml to use.")
 @click.option("--hide-times", is_flag=True, hidden=True, help="Hide timings (for screenshots).")
 @serve_options
 def command(

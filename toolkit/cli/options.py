@@ -39,41 +39,30 @@ class CampaignType(click.ParamType):
 CAMPAIGN = CampaignType()
 
 
-def output_option(func: F) -> F:
-    return click.option(
-        "-o",
-        "--output",
-        "output",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Write to this file instead of stdout ('-' = stdout).",
-    )(func)
+def file_option(*decls: str, **attrs: Any) -> Callable[[F], F]:
+    """An option that names a file (not a folder), given to the command as a ``Path``."""
+    return click.option(*decls, type=click.Path(dir_okay=False, path_type=Path), **attrs)
+
+
+def output_to(help_text: str) -> Callable[[F], F]:
+    """``-o/--output PATH``, where the command writes; each command says what and where by default."""
+    return file_option("-o", "--output", "output", default=None, help=help_text)
+
+
+output_option = output_to("Write to this file instead of stdout ('-' = stdout).")
 
 
 def qrels_option(func: F) -> F:
     """``--qrels QRELS`` (required), shared by the commands that score runs."""
-    return click.option(
-        "--qrels",
-        "qrels_path",
-        required=True,
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="TREC qrels file (.gz ok) or ir_datasets:DATASET_ID.",
+    return file_option(
+        "--qrels", "qrels_path", required=True, help="TREC qrels file (.gz ok) or ir_datasets:DATASET_ID."
     )(func)
 
 
 def topics_option(help_text: str) -> Callable[[F], F]:
     """``--topics TOPICS`` (optional); each command says what the topic set is used for."""
 
-    def decorate(func: F) -> F:
-        return click.option(
-            "--topics",
-            "topics_path",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help=help_text,
-        )(func)
-
-    return decorate
+    return file_option("--topics", "topics_path", default=None, help=help_text)
 
 
 def evaluation_options(topics_help: str) -> Callable[[F], F]:
@@ -109,7 +98,6 @@ def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
             "fmt",
             type=click.Choice(list(choices)),
             default=default,
-            show_default=True,
             help="Output format.",
         )(func)
 
@@ -164,11 +152,8 @@ def show_progress() -> bool:
 
 def config_option(func: F) -> F:
     """``--config PATH``: the toolkit.toml to use instead of the nearest one."""
-    return click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="toolkit.toml to use (default: found from the current folder up).",
+    return file_option(
+        "--config", "config_path", help="toolkit.toml to use (default: found from the current folder up)."
     )(func)
 
 
@@ -240,3 +225,39 @@ def topics_shown_option(func: F) -> F:
         help=f"Topics per candidate in the HTML's per-topic view, the most changed first; 0 = all "
         f"(default {DEFAULT_TOPICS_SHOWN}; bounds the file's size).",
     )(func)
+
+
+#: The paired tests ``--test`` offers: ``toolkit.stats.paired.TESTS``, written out so that ``--help`` does not
+#: load numpy (tests/cli hold the two equal).
+PAIRED_TESTS = ("randomization", "t", "wilcoxon")
+
+
+def paired_test_option(help_text: str) -> Callable[[F], F]:
+    """``--test``: which paired test decides (``compare``, ``correlate``)."""
+    return click.option("--test", type=click.Choice(PAIRED_TESTS), default="randomization", help=help_text)
+
+
+def seed_option(default: int | None, help_text: str) -> Callable[[F], F]:
+    """``--seed N``: the seed a command's random draws or resampling start from, recorded in its output."""
+    return click.option("--seed", type=int, default=default, help=help_text)
+
+
+def allow_failed_option(help_text: str) -> Callable[[F], F]:
+    """``--allow-failed``: give verdicts although a run failed some topics (``audit``, ``compare``, ``gate``)."""
+    return click.option("--allow-failed", is_flag=True, help=help_text)
+
+
+def allow_pilot_option(help_text: str) -> Callable[[F], F]:
+    """``--allow-pilot``: take pilot runs, which are refused by default (``audit``, ``gate``)."""
+    return click.option("--allow-pilot", is_flag=True, help=help_text)
+
+
+def docs_source_option(dest: str, help_text: str) -> Callable[[F], F]:
+    """``--docs SOURCE``: a doc source (``toolkit.pooling.docsource``), else the workspace's ``[docs]``."""
+    return click.option("--docs", dest, default=None, metavar="SOURCE", help=help_text)
+
+
+def overlap_option(default: str, help_text: str) -> Callable[[F], F]:
+    """``--overlap FRACTION|all``: the share of items a second assessor also judges
+    (``toolkit.judging.assign.parse_overlap`` reads it)."""
+    return click.option("--overlap", "overlap_text", default=default, metavar="FRACTION|all", help=help_text)

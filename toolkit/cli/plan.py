@@ -6,23 +6,21 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, format_option, output_option, topics_option
+from toolkit.cli.options import emit, file_option, format_option, output_option, topics_option
 
 
 @click.command()
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
+@file_option(
     "--qrels",
     "qrels_path",
     default=None,
-    type=click.Path(dir_okay=False, path_type=Path),
     help="The pilot's qrels (with RUNS).",
 )
-@click.option(
+@file_option(
     "--audit",
     "audit_path",
     default=None,
-    type=click.Path(dir_okay=False, path_type=Path),
     help="Or: an earlier audit's (or compare's) JSON as the pilot, instead of RUNS and --qrels.",
 )
 @topics_option("Topic set: the pilot topics counted (default: the qrels' topics).")
@@ -33,7 +31,7 @@ from toolkit.cli.options import emit, format_option, output_option, topics_optio
 )
 @click.option("--delta", type=float, default=None, help="The smallest difference worth detecting, e.g. 0.05.")
 @click.option("--alpha", type=float, default=None, help="Significance level [default: 0.05, or the audit's].")
-@click.option("--power", type=float, default=0.8, show_default=True, help="Power wanted (1 − β).")
+@click.option("--power", type=float, default=0.8, help="Power wanted (1 − β).")
 @click.option(
     "--comparisons",
     type=click.IntRange(min=1),
@@ -51,7 +49,6 @@ from toolkit.cli.options import emit, format_option, output_option, topics_optio
     "--depth",
     type=click.IntRange(min=1),
     default=20,
-    show_default=True,
     help="Pool depth of the judging cost (depth-k, and the pool MaxMean searches).",
 )
 @format_option("table", "md", "html", "json")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import CAMPAIGN, say
+from toolkit.cli.options import CAMPAIGN, docs_source_option, say, seed_option
 
 if TYPE_CHECKING:
     from toolkit.pooling.rounds import RoundResult
@@ -53,13 +53,7 @@ if TYPE_CHECKING:
     metavar="STRATA",
     help="Sample the pool by best rank, e.g. 1-10:1,11-50:0.2 (rank range: rate); implies --strategy sample.",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=42,
-    show_default=True,
-    help="Seed of the sample's draw (per topic and stratum).",
-)
+@seed_option(42, "Seed of the sample's draw (per topic and stratum).")
 @click.option(
     "--exclude",
     "exclude_paths",
@@ -67,12 +61,8 @@ if TYPE_CHECKING:
     type=click.Path(path_type=Path),
     help="Qrels whose (topic, doc) pairs are already judged: not queued again (repeatable).",
 )
-@click.option(
-    "--docs",
-    "docs_spec",
-    default=None,
-    metavar="SOURCE",
-    help="Doc source: FILE.jsonl, FILE.tsv or a folder [default: [docs] in toolkit.toml].",
+@docs_source_option(
+    "docs_spec", "Doc source: FILE.jsonl, FILE.tsv or a folder [default: [docs] in toolkit.toml]."
 )
 @click.option(
     "--workers",

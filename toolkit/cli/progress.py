@@ -17,14 +17,12 @@ from toolkit.cli.serving import serve, serve_options
     "--interval",
     type=click.FloatRange(min=0),
     default=2.0,
-    show_default=True,
     help="Seconds between refreshes (0 = only on r).",
 )
 @click.option(
     "--fast-below",
     type=click.FloatRange(min=0),
     default=1.0,
-    show_default=True,
     help="Flag grades given in less than this many seconds (too fast to have read the document).",
 )
 @serve_options

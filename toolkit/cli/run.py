@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import config_option, say
+from toolkit.cli.options import config_option, output_to, say, topics_option
 
 PARSER_CHOICES = ("json", "regex", "lines", "tsv", "trec")
 
@@ -32,18 +32,8 @@ PARSER_CHOICES = ("json", "regex", "lines", "tsv", "trec")
     "--scores", "scores_expr", metavar="JMESPATH", help="json parser: where the system's scores are."
 )
 @click.option("--pattern", metavar="REGEX", help="regex parser: the doc id pattern.")
-@click.option(
-    "--topics",
-    "topics_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Topic set (default: [workspace] topics in toolkit.toml).",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Run file to write (default runs/SYSTEM.run).",
-)
+@topics_option("Topic set (default: [workspace] topics in toolkit.toml).")
+@output_to("Run file to write (default runs/SYSTEM.run).")
 @click.option("--depth", type=int, default=None, help="Results per topic (default: toolkit.toml, else 10).")
 @click.option(
     "--workers",

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     "--pool-depth",
     type=click.IntRange(min=1),
     default=10,
-    show_default=True,
     help="Pool depth for --pool-bias.",
 )
 @click.option(

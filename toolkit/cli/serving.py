@@ -25,12 +25,8 @@ def serve_options(func: F) -> F:
             is_flag=True,
             help="Serve the screen to a web browser instead of this terminal (one app per browser tab).",
         ),
-        click.option(
-            "--host", default="127.0.0.1", show_default=True, help="Address to listen on with --serve."
-        ),
-        click.option(
-            "--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port for --serve."
-        ),
+        click.option("--host", default="127.0.0.1", help="Address to listen on with --serve."),
+        click.option("--port", type=click.IntRange(1, 65535), default=8000, help="Port for --serve."),
         click.option(
             "--allow-remote",
             is_flag=True,

@@ -7,37 +7,25 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import config_option
+from toolkit.cli.options import config_option, file_option, output_to, topics_option
 from toolkit.errors import UsageError
 
 
 @click.command("truth")
 @click.argument("run_args", metavar="[RUN]...", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--topics",
-    "topics_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Topic set with truth (default: [workspace] topics in toolkit.toml).",
-)
-@click.option(
+@topics_option("Topic set with truth (default: [workspace] topics in toolkit.toml).")
+@file_option(
     "--runs",
     "run_paths",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
     help="Runs whose doc ids are covered (repeatable; further paths may follow as arguments).",
 )
-@click.option(
+@file_option(
     "--doc-ids",
     "doc_ids_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     help="A file of doc ids, one per line ('-' = stdin): e.g. the whole corpus.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Qrels file to write, with its manifest NAME.qrels.json (default: stdout, no manifest).",
-)
+@output_to("Qrels file to write, with its manifest NAME.qrels.json (default: stdout, no manifest).")
 @click.option(
     "--max-matches",
     type=int,
