@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolkit.errors import FormatError
+from toolkit.formats.run import DUPLICATE_DOC
 from toolkit.model import Qrels, Run
 
 WHERE = "<DataFrame>"
@@ -206,7 +207,7 @@ def _group(queries: Any, docs: Any, codes: Any, values: Any) -> dict[str, dict[s
                     raise FormatError(
                         WHERE,
                         int(order[position]) + 1,
-                        f"duplicate doc {doc_list[position]!r} for query {query!r}; each doc may appear once per query",
+                        DUPLICATE_DOC.format(d=doc_list[position], q=query),
                     )
                 seen.add(doc_list[position])
         out[query] = topic

@@ -42,7 +42,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from toolkit.errors import FormatError
 from toolkit.formats.irds import is_irds
@@ -65,6 +65,7 @@ TOPICS_KINDS = (
 )
 
 _SPACE = re.compile(r"\s")
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- entry points
@@ -80,17 +81,7 @@ def as_run(obj: object, *, name: str | None = None) -> Run:
         from toolkit.formats.run import read_run
 
         return read_run(_path(obj), name=name)
-    _refuse_wrong_kind(obj, "run", RUN_KINDS)
-    if _is_dataframe(obj):
-        return _run_from_frame(obj, name=name or "run")
-    ranx = sys.modules.get("ranx")
-    if ranx is not None and isinstance(obj, ranx.Run):
-        return run_from_dict(obj.to_dict(), where="<ranx.Run>", name=name or obj.name or "run")
-    if isinstance(obj, Mapping):
-        return run_from_dict(obj, where="<dict>", name=name or "run")
-    if _is_iterable(obj):
-        return run_from_records(obj, where="<iterable>", name=name or "run")  # type: ignore[arg-type]
-    raise TypeError(f"cannot use {_describe(obj)} as a run; pass {RUN_KINDS}")
+    return _from_memory(obj, _RUN, name)
 
 
 def as_runs(runs: object) -> list[Run]:
@@ -109,19 +100,7 @@ def as_qrels(obj: object, *, name: str | None = None) -> Qrels:
         from toolkit.formats.qrels import read_qrels
 
         return read_qrels(_path(obj), name=name)
-    _refuse_wrong_kind(obj, "qrels", QRELS_KINDS)
-    if _is_dataframe(obj):
-        return _qrels_from_frame(obj, name=name or "qrels")
-    ranx = sys.modules.get("ranx")
-    if ranx is not None and isinstance(obj, ranx.Qrels):
-        return qrels_from_dict(obj.to_dict(), where="<ranx.Qrels>", name=name or obj.name or "qrels")
-    if isinstance(obj, Mapping):
-        return qrels_from_dict(obj, where="<dict>", name=name or "qrels")
-    if _has_method(obj, "qrels_iter"):
-        return qrels_from_records(obj.qrels_iter(), where="<ir_datasets>", name=name or "qrels")  # type: ignore[attr-defined]
-    if _is_iterable(obj):
-        return qrels_from_records(obj, where="<iterable>", name=name or "qrels")  # type: ignore[arg-type]
-    raise TypeError(f"cannot use {_describe(obj)} as qrels; pass {QRELS_KINDS}")
+    return _from_memory(obj, _QRELS, name)
 
 
 def as_topics(obj: object, *, name: str | None = None) -> TopicSet:
@@ -193,6 +172,38 @@ def _refuse_wrong_kind(obj: object, wanted: str, accepted: str) -> None:
 
 def _article(kind: str) -> str:
     return "a run" if kind == "run" else kind
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kind(Generic[T]):
+    """How runs, or qrels, are made from each in-memory form (the module docstring's table, one column)."""
+
+    noun: str  # "run", "qrels": the default name, and what ``_refuse_wrong_kind`` calls it
+    accepted: str  # RUN_KINDS, QRELS_KINDS: what a TypeError lists
+    ranx_class: str  # "Run", "Qrels"
+    from_frame: Callable[..., T]
+    from_dict: Callable[..., T]
+    from_records: Callable[..., T]
+    records_method: str | None = None  # an ir_datasets dataset's iterator of these records
+
+
+def _from_memory(obj: object, kind: _Kind[T], name: str | None) -> T:
+    """``obj`` (not a path, not already the toolkit's object) as ``kind``; a TypeError for any other object."""
+    _refuse_wrong_kind(obj, kind.noun, kind.accepted)
+    if _is_dataframe(obj):
+        return kind.from_frame(obj, name=name or kind.noun)
+    ranx = sys.modules.get("ranx")
+    if ranx is not None and isinstance(obj, getattr(ranx, kind.ranx_class)):
+        where = f"<ranx.{kind.ranx_class}>"
+        return kind.from_dict(obj.to_dict(), where=where, name=name or obj.name or kind.noun)
+    if isinstance(obj, Mapping):
+        return kind.from_dict(obj, where="<dict>", name=name or kind.noun)
+    if kind.records_method is not None and _has_method(obj, kind.records_method):
+        records = getattr(obj, kind.records_method)()
+        return kind.from_records(records, where="<ir_datasets>", name=name or kind.noun)
+    if _is_iterable(obj):
+        return kind.from_records(obj, where="<iterable>", name=name or kind.noun)
+    raise TypeError(f"cannot use {_describe(obj)} as {_article(kind.noun)}; pass {kind.accepted}")
 
 
 # --------------------------------------------------------------------------- values
@@ -325,8 +336,9 @@ def _nested(
 
 def run_from_records(records: Iterable[Any], *, where: str, name: str) -> Run:
     """Records with ``query_id, doc_id, score`` (ir_measures ``ScoredDoc``, ir_datasets scoreddocs)."""
-    duplicate = "duplicate doc {d!r} for query {q!r}; each doc may appear once per query"
-    results = _nested(records, where, "score", "ScoredDoc", duplicate, _score)
+    from toolkit.formats.run import DUPLICATE_DOC
+
+    results = _nested(records, where, "score", "ScoredDoc", DUPLICATE_DOC, _score)
     if not results:
         raise FormatError(where, None, "empty run: no results")
     return Run(results=results, name=name)
@@ -414,3 +426,9 @@ def _topics_from_frame(df: Any, *, name: str) -> TopicSet:
         (row, _checked_spec(fields, "<DataFrame>", row)) for row, fields in topic_rows(df)
     ]
     return _topic_set(specs, "<DataFrame>", name)
+
+
+_RUN: _Kind[Run] = _Kind("run", RUN_KINDS, "Run", _run_from_frame, run_from_dict, run_from_records)
+_QRELS: _Kind[Qrels] = _Kind(
+    "qrels", QRELS_KINDS, "Qrels", _qrels_from_frame, qrels_from_dict, qrels_from_records, "qrels_iter"
+)

@@ -35,7 +35,7 @@ from toolkit.formats.judgments import (
     read_judgment_file,
 )
 from toolkit.formats.names import assessor_problem
-from toolkit.formats.tables import Irregular, iter_blocks
+from toolkit.formats.tables import Irregular, iter_blocks, plain_fields
 from toolkit.formats.textfile import iter_text_lines
 
 #: The decisions a row records, in the order of ``JudgmentTable.action``'s codes.
@@ -262,14 +262,7 @@ def _read_delimited(path: str | Path, layout: str, size: int | None) -> Judgment
             if not 4 <= width <= 4 + len(names):
                 raise Irregular
         read = arrow_csv.ReadOptions(column_names=[f"c{i}" for i in range(width)], block_size=1 << 20)
-        parse = arrow_csv.ParseOptions(
-            delimiter=sep,
-            quote_char=False,
-            double_quote=False,
-            escape_char=False,
-            newlines_in_values=False,
-            ignore_empty_lines=True,
-        )
+        parse = plain_fields(sep)
         convert = arrow_csv.ConvertOptions(
             column_types={f"c{i}": pa.string() for i in range(width)},
             null_values=[],

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import FormatError, ToolkitWarning
+from toolkit.errors import FormatError
 from toolkit.formats.irds import is_irds, read_irds_qrels
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
+from toolkit.formats.ranked import ByTopic
 from toolkit.formats.run import RUN_COLUMNS
-from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
+from toolkit.formats.textfile import atomic_write_text, iter_trec_fields, put_once, warn_text_ignored
 from toolkit.model import Qrels
 
 QRELS_COLUMNS = "query_id iteration doc_id relevance"
+#: A qrels line for a (query, doc) pair already judged (``put_once``'s message).
+DUPLICATE_JUDGMENT = "duplicate judgment of doc {d!r} for query {q!r}; keep one line per (query, doc)"
 
 
 def qrels_name(path: str | Path) -> str:
@@ -59,35 +61,31 @@ def read_qrels_lines(path: str | Path, *, name: str | None = None) -> Qrels:
         if len(parts) > 4:
             extra.append(number)
         query_id, _iteration, doc_id, rel_text = parts[:4]
-        try:
-            relevance = parse_grade(rel_text)
-        except NumberRangeError as exc:
-            raise FormatError(path, number, f"relevance {rel_text!r} is {exc.reason}") from None
-        except NumberError:
-            raise FormatError(
-                path,
-                number,
-                f"expected an integer relevance in column 4, found {rel_text!r}{grade_hint(rel_text)}",
-            ) from None
-        docs = judgments.setdefault(query_id, {})
-        if doc_id in docs:
-            raise FormatError(
-                path,
-                number,
-                f"duplicate judgment of doc {doc_id!r} for query {query_id!r}; keep one line per (query, doc)",
-            )
-        docs[doc_id] = relevance
+        relevance = read_relevance(path, number, rel_text)
+        put_once(
+            judgments, query_id, doc_id, relevance, path=path, number=number, duplicate=DUPLICATE_JUDGMENT
+        )
         count += 1
     if count == 0:
         raise FormatError(path, None, f"empty qrels: no judgment lines ({QRELS_COLUMNS})")
-    if extra:
-        warnings.warn(
-            f"{path}: {len(extra)} line(s) have text after column 4 (first: line {extra[0]}); it is ignored "
-            "(a fifth column of inclusion probabilities is read by `score` as sampled qrels)",
-            ToolkitWarning,
-            stacklevel=2,
-        )
+    warn_text_ignored(
+        path, extra, 4, " (a fifth column of inclusion probabilities is read by `score` as sampled qrels)"
+    )
     return Qrels(judgments=judgments, name=name or qrels_name(path), path=str(path))
+
+
+def read_relevance(path: str | Path, number: int, rel_text: str) -> int:
+    """Column 4 of a qrels line (plain or sampled) as a grade, or the ``FormatError`` that says what is wrong."""
+    try:
+        return parse_grade(rel_text)
+    except NumberRangeError as exc:
+        raise FormatError(path, number, f"relevance {rel_text!r} is {exc.reason}") from None
+    except NumberError:
+        raise FormatError(
+            path,
+            number,
+            f"expected an integer relevance in column 4, found {rel_text!r}{grade_hint(rel_text)}",
+        ) from None
 
 
 def refuse_campaign(path: str | Path) -> None:
@@ -202,14 +200,14 @@ def read_judgment_columns(
     )
 
 
-class JudgmentsView(Mapping[str, Mapping[str, int]]):
+class JudgmentsView(ByTopic[Mapping[str, int]]):
     """``query_id → {doc_id: grade}`` over ``JudgmentColumns``, each topic's dict built when first asked for."""
 
     def __init__(self, columns: JudgmentColumns) -> None:
         import numpy as np
 
+        super().__init__(columns.topics)
         self.columns = columns
-        self._index = {q: t for t, q in enumerate(columns.topics)}
         order = np.argsort(columns.codes, kind="stable")
         counts = np.bincount(columns.codes, minlength=len(columns.topics))
         self._rows = order
@@ -224,12 +222,3 @@ class JudgmentsView(Mapping[str, Mapping[str, int]]):
             found = dict(zip(self.columns.doc_ids(rows), self.columns.grades[rows].tolist(), strict=True))
             self._cache[query_id] = found
         return found
-
-    def __contains__(self, query_id: object) -> bool:
-        return query_id in self._index
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.columns.topics)
-
-    def __len__(self) -> int:
-        return len(self.columns.topics)

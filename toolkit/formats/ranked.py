@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from toolkit.formats.tables import (
     PRIME,
@@ -213,12 +213,33 @@ class TopicResults(Mapping[str, float]):
         return list(zip(self.ranking(), self.scores().tolist(), strict=True))
 
 
-class RankedResults(Mapping[str, TopicResults]):
+V_co = TypeVar("V_co", covariant=True)
+
+
+class ByTopic(Mapping[str, V_co]):
+    """``query_id → value`` over columns read by topic (a run's, a qrels'): membership, order (the topics' first
+    appearance) and size come from the topic list alone, so answering them never builds a topic's value."""
+
+    def __init__(self, topics: Sequence[str]) -> None:
+        self._topics = topics
+        self._index = {q: t for t, q in enumerate(topics)}
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._topics)
+
+    def __len__(self) -> int:
+        return len(self._topics)
+
+
+class RankedResults(ByTopic[TopicResults]):
     """``query_id → TopicResults`` in order of first appearance; ``ranking(query_id)`` is trec_eval order."""
 
     def __init__(self, columns: RankedColumns) -> None:
+        super().__init__(columns.topics)
         self.columns = columns
-        self._index = columns.topic_index()
 
     def ranking(self, query_id: str, depth: int | None = None) -> list[str]:
         t = self._index.get(query_id)
@@ -226,15 +247,6 @@ class RankedResults(Mapping[str, TopicResults]):
 
     def __getitem__(self, query_id: str) -> TopicResults:
         return TopicResults(self.columns, self._index[query_id])
-
-    def __contains__(self, query_id: object) -> bool:
-        return query_id in self._index
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.columns.topics)
-
-    def __len__(self) -> int:
-        return len(self.columns.topics)
 
 
 # --- reading -------------------------------------------------------------------------------------------

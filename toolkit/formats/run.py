@@ -5,15 +5,16 @@ The rank column is ignored, as trec_eval ignores it; order comes from the score 
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
-from toolkit.errors import FormatError, ToolkitWarning
+from toolkit.errors import FormatError
 from toolkit.formats.numbers import NumberError, NumberRangeError, parse_score, score_hint
-from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
+from toolkit.formats.textfile import atomic_write_text, iter_trec_fields, put_once, warn_text_ignored
 from toolkit.model import Run, trec_order_key
 
 RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
+#: A run line (or record) for a doc its query already has (``put_once``'s message).
+DUPLICATE_DOC = "duplicate doc {d!r} for query {q!r}; each doc may appear once per query"
 
 
 def run_name(path: str | Path) -> str:
@@ -80,25 +81,12 @@ def read_run_lines(path: str | Path, *, name: str | None = None, strict: bool = 
                 number,
                 f"expected a numeric score in column 5, found {score_text!r}{score_hint(score_text)}",
             ) from None
-        docs = results.setdefault(query_id, {})
-        if doc_id in docs:
-            raise FormatError(
-                path,
-                number,
-                f"duplicate doc {doc_id!r} for query {query_id!r}; each doc may appear once per query",
-            )
-        docs[doc_id] = score
+        put_once(results, query_id, doc_id, score, path=path, number=number, duplicate=DUPLICATE_DOC)
         tag = tag or run_tag
         count += 1
     if count == 0:
         raise FormatError(path, None, f"empty run: no result lines ({RUN_COLUMNS})")
-    if extra:
-        warnings.warn(
-            f"{path}: {len(extra)} line(s) have text after column 6 (first: line {extra[0]}); it is ignored, "
-            "as trec_eval ignores it (--strict refuses such lines)",
-            ToolkitWarning,
-            stacklevel=2,
-        )
+    warn_text_ignored(path, extra, 6, ", as trec_eval ignores it (--strict refuses such lines)")
     return Run(results=results, name=name or run_name(path), path=str(path), run_tag=tag)
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.errors import FormatError
-from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade, parse_score
-from toolkit.formats.qrels import qrels_name
-from toolkit.formats.textfile import atomic_write_text, iter_trec_fields
+from toolkit.formats.numbers import NumberError, parse_score
+from toolkit.formats.qrels import DUPLICATE_JUDGMENT, qrels_name, read_relevance
+from toolkit.formats.textfile import atomic_write_text, iter_trec_fields, put_once
 from toolkit.model import Qrels, SampledQrels
 
 SAMPLED_COLUMNS = "query_id iteration doc_id relevance probability"
@@ -40,16 +40,7 @@ def read_sampled_qrels(path: str | Path, *, name: str | None = None) -> SampledQ
                 path, number, f"expected 5 columns ({SAMPLED_COLUMNS}), found {len(parts)}{hint}"
             )
         query_id, _iteration, doc_id, rel_text, prob_text = parts
-        try:
-            relevance = parse_grade(rel_text)
-        except NumberRangeError as exc:
-            raise FormatError(path, number, f"relevance {rel_text!r} is {exc.reason}") from None
-        except NumberError:
-            raise FormatError(
-                path,
-                number,
-                f"expected an integer relevance in column 4, found {rel_text!r}{grade_hint(rel_text)}",
-            ) from None
+        relevance = read_relevance(path, number, rel_text)
         try:
             probability = parse_score(prob_text)
         except NumberError:
@@ -63,14 +54,9 @@ def read_sampled_qrels(path: str | Path, *, name: str | None = None) -> SampledQ
                 f"inclusion probability {prob_text} is outside (0, 1]; every listed document had a chance "
                 "to be judged",
             )
-        docs = judgments.setdefault(query_id, {})
-        if doc_id in docs:
-            raise FormatError(
-                path,
-                number,
-                f"duplicate judgment of doc {doc_id!r} for query {query_id!r}; keep one line per (query, doc)",
-            )
-        docs[doc_id] = relevance
+        put_once(
+            judgments, query_id, doc_id, relevance, path=path, number=number, duplicate=DUPLICATE_JUDGMENT
+        )
         probabilities.setdefault(query_id, {})[doc_id] = probability
         count += 1
     if count == 0:

@@ -204,6 +204,22 @@ class Table:
     lines: int = 0
 
 
+def plain_fields(delimiter: str) -> Any:
+    """Arrow's parse options for our text formats: fields split on one byte, and nothing else of CSV — no quotes,
+    no escapes, no line breaks inside a value (a ``"`` is part of an id, as trec_eval reads it) — blank lines
+    skipped."""
+    from pyarrow import csv
+
+    return csv.ParseOptions(
+        delimiter=delimiter,
+        quote_char=False,
+        double_quote=False,
+        escape_char=False,
+        newlines_in_values=False,
+        ignore_empty_lines=True,
+    )
+
+
 def read_table(
     path: str | Path,
     columns: list[str],
@@ -228,14 +244,7 @@ def read_table(
     from pyarrow import csv
 
     read = csv.ReadOptions(column_names=columns, block_size=ARROW_CHUNK, use_threads=True)
-    parse = csv.ParseOptions(
-        delimiter=" ",
-        quote_char=False,
-        double_quote=False,
-        escape_char=False,
-        newlines_in_values=False,
-        ignore_empty_lines=True,
-    )
+    parse = plain_fields(" ")
     convert = csv.ConvertOptions(
         include_columns=list(types),
         column_types=types,

@@ -15,7 +15,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from toolkit.errors import FormatError, ToolkitWarning
 from toolkit.formats.limits import GZIP_MAGIC, Kind, open_input
@@ -202,3 +202,36 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     from toolkit.formats.output import write_text_output
 
     write_text_output(path, text)
+
+
+def warn_text_ignored(path: str | Path, lines: list[int], column: int, why: str) -> None:
+    """One ``ToolkitWarning`` for the ``lines`` whose text after the format's last ``column`` a reader ignored
+    (as trec_eval does), counting them and naming the first; ``why`` says why ignoring it is right."""
+    if lines:
+        warnings.warn(
+            f"{path}: {len(lines)} line(s) have text after column {column} (first: line {lines[0]}); "
+            f"it is ignored{why}",
+            ToolkitWarning,
+            stacklevel=3,
+        )
+
+
+V = TypeVar("V")
+
+
+def put_once(
+    nested: dict[str, dict[str, V]],
+    query_id: str,
+    doc_id: str,
+    value: V,
+    *,
+    path: str | Path,
+    number: int,
+    duplicate: str,
+) -> None:
+    """``nested[query_id][doc_id] = value`` for a line reader of runs or qrels, where a (query, doc) pair may
+    stand once: a second is a ``FormatError`` at ``path:number`` saying ``duplicate`` (``{q!r}``, ``{d!r}``)."""
+    docs = nested.setdefault(query_id, {})
+    if doc_id in docs:
+        raise FormatError(path, number, duplicate.format(q=query_id, d=doc_id))
+    docs[doc_id] = value

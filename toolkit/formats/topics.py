@@ -506,17 +506,25 @@ def _compile(pattern: Any, query_id: str, bad: list[str]) -> re.Pattern[str] | N
         return None
 
 
+def _entries(
+    path: str | Path, line: int | None, raw: Any, single: tuple[type, ...], refusal: str
+) -> list[Any]:
+    """A topic key that takes one entry or a list of them (``truth``, ``prefer``): always the list; anything
+    else is the ``FormatError`` ``refusal``."""
+    if isinstance(raw, single):
+        return [raw]
+    if not isinstance(raw, list):
+        raise FormatError(path, line, refusal)
+    return raw
+
+
 def _truth(
     path: str | Path, line: int | None, query_id: str, raw: Any, bad: list[str]
 ) -> tuple[TruthPattern, ...]:
-    if isinstance(raw, (str, dict)):
-        raw = [raw]
-    if not isinstance(raw, list):
-        raise FormatError(
-            path, line, f"topic {query_id!r}: truth must be a regex or a list of regexes/tables"
-        )
     out: list[TruthPattern] = []
-    for item in raw:
+    for item in _entries(
+        path, line, raw, (str, dict), f"topic {query_id!r}: truth must be a regex or a list of regexes/tables"
+    ):
         grade: Any = 1
         pattern = item
         if isinstance(item, dict):
@@ -533,14 +541,10 @@ def _truth(
 def _prefs(
     path: str | Path, line: int | None, query_id: str, raw: Any, bad: list[str]
 ) -> tuple[Preference, ...]:
-    if isinstance(raw, dict):
-        raw = [raw]
-    if not isinstance(raw, list):
-        raise FormatError(
-            path, line, f"topic {query_id!r}: prefer must be a list of {{modern = …, legacy = …}}"
-        )
     out: list[Preference] = []
-    for item in raw:
+    for item in _entries(
+        path, line, raw, (dict,), f"topic {query_id!r}: prefer must be a list of {{modern = …, legacy = …}}"
+    ):
         if not isinstance(item, dict) or set(item) != {"modern", "legacy"}:
             raise FormatError(
                 path, line, f"topic {query_id!r}: each prefer entry needs exactly modern and legacy"
