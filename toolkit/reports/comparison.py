@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.model import TopicSet
 from toolkit.reports.comparison_detail import (
+    TEST_COLUMNS,
     all_pairs_blocks,
     appendix_blocks,
     by_class_blocks,
@@ -222,7 +223,7 @@ def _tests(result: ComparisonResult) -> list[Block]:
             f"{TEST_NAMES[result.test]} (two-sided); p adj. = {conf.adjustment} across the candidates."
         ),
         table(
-            ["candidate", "n", f"mean {base}", "mean cand.", "Δ", "95% CI", "p", "p adj.", "verdict"],
+            ["candidate", "n", f"mean {base}", *TEST_COLUMNS],
             [_row(c, with_measure=False) for c in primary],
             left=(0, -1),
         ),
@@ -235,18 +236,7 @@ def _tests(result: ComparisonResult) -> list[Block]:
                 f"{result.correction}; same columns."
             ),
             table(
-                [
-                    "candidate",
-                    "measure",
-                    "n",
-                    f"mean {base}",
-                    "mean cand.",
-                    "Δ",
-                    "95% CI",
-                    "p",
-                    "p adj.",
-                    "verdict",
-                ],
+                ["candidate", "measure", "n", f"mean {base}", *TEST_COLUMNS],
                 [_row(c, with_measure=True) for c in secondary],
                 left=(0, 1, -1),
             ),

@@ -21,6 +21,11 @@ from toolkit.stats.result import ComparisonResult
 WORST = 10
 
 
+#: The columns of one paired test, after those that say which test it is (candidate, measure, n, the baseline's
+#: mean): every comparison table ends with them, in this order.
+TEST_COLUMNS = ("mean cand.", "Δ", "95% CI", "p", "p adj.", "verdict")
+
+
 def _ids(label: str, ids: Sequence[str]) -> str:
     """A list item naming topics: ``label`` and the ids are literal text (run names, topic ids)."""
     return f"{esc(label)} ({len(ids)}): {esc(' '.join(ids))}"
@@ -118,17 +123,7 @@ def by_class_blocks(result: ComparisonResult) -> list[Block]:
             for cc in br.comparisons
             if cc.measure == measure
         ]
-        headers = [
-            "measure",
-            "candidate",
-            "mean base",
-            "mean cand.",
-            "Δ",
-            "95% CI",
-            "p",
-            "p adj.",
-            "verdict",
-        ]
+        headers = ["measure", "candidate", "mean base", *TEST_COLUMNS]
         b += [heading(esc(f"{cls} ({len(br.topics)} topics)"), 3), table(headers, rows, left=(0, 1, -1))]
     return b
 

@@ -35,26 +35,25 @@ def div(a: float, b: float) -> float:
     return math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
-def log(x: float) -> float:
-    """C ``log``: ``-inf`` at 0, NaN below."""
-    if math.isnan(x):
-        return x
-    if x == 0.0:
-        return -math.inf
-    if x < 0.0:
-        return DEFAULT_NAN
-    return math.log(x)
+def _c_log(base_log: Callable[[float], float]) -> Callable[[float], float]:
+    """A C logarithm from Python's: ``-inf`` at 0 and NaN below, where Python raises ``ValueError``."""
+
+    def c_log(x: float) -> float:
+        if math.isnan(x):
+            return x
+        if x == 0.0:
+            return -math.inf
+        if x < 0.0:
+            return DEFAULT_NAN
+        return base_log(x)
+
+    return c_log
 
 
-def log2(x: float) -> float:
-    """C ``log2``: ``-inf`` at 0, NaN below."""
-    if math.isnan(x):
-        return x
-    if x == 0.0:
-        return -math.inf
-    if x < 0.0:
-        return DEFAULT_NAN
-    return math.log2(x)
+#: C ``log``: ``-inf`` at 0, NaN below.
+log = _c_log(math.log)
+#: C ``log2``: ``-inf`` at 0, NaN below.
+log2 = _c_log(math.log2)
 
 
 def exp(x: float) -> float:

@@ -147,7 +147,6 @@ def calc_Rprec_mult(epi: Settings, rr: ResRels, percents: Sequence[float]) -> li
     """m_Rprec_mult.c: precision after (multiple × R) docs, the doc count truncated after adding 0.9."""
     cutoffs = [to_long(p * rr.num_rel + 0.9) for p in percents]
     values = [0.0] * len(cutoffs)
-    int_precis = div(rr.num_rel_ret, rr.num_ret)
     current = len(cutoffs) - 1
     while current >= 0 and cutoffs[current] > rr.num_ret:
         values[current] = div(rr.num_rel_ret, cutoffs[current])
@@ -156,8 +155,6 @@ def calc_Rprec_mult(epi: Settings, rr: ResRels, percents: Sequence[float]) -> li
     i = rr.num_ret
     while i > 0 and rel_so_far > 0:
         precis = div(rel_so_far, i)
-        if int_precis < precis:
-            int_precis = precis
         while current >= 0 and i == cutoffs[current]:
             values[current] = precis
             current -= 1
