@@ -28,7 +28,8 @@ from textual.worker import Worker
 
 from toolkit.agreement.judgments import PairKappa, pair_kappas
 from toolkit.formats.text import visible
-from toolkit.judging.progress import FAST_BELOW_MS, ProgressReport, progress_report
+from toolkit.judging.progress import FAST_BELOW_MS, AssessorTotal, ProgressReport, progress_report
+from toolkit.judging.records import ProgressRow
 from toolkit.judging.store import CampaignStore, campaign_label
 from toolkit.tui.screens import duration
 from toolkit.tui.widgets import clock_time
@@ -132,6 +133,18 @@ class ProgressApp(App[None]):
     def _time(self, text: str) -> str:
         return text if self.show_times else ""
 
+    def _tally(self, counts: AssessorTotal | ProgressRow) -> tuple[object, ...]:
+        """The columns the totals and the per-topic tables share, in their order: the counts and the times."""
+        return (
+            counts.assigned,
+            counts.judged,
+            counts.unrateable,
+            counts.skipped,
+            counts.remaining,
+            self._time(seconds(counts.median_ms)),
+            self._time(duration(counts.total_ms / 1000)),
+        )
+
     def show_report(self, report: ProgressReport, pairs: tuple[PairKappa, ...]) -> None:
         self.report, self.pairs = report, pairs
         now = dt.datetime.now()
@@ -153,13 +166,7 @@ class ProgressApp(App[None]):
             )
             totals.add_row(
                 cell(t.assessor),
-                t.assigned,
-                t.judged,
-                t.unrateable,
-                t.skipped,
-                t.remaining,
-                self._time(seconds(t.median_ms)),
-                self._time(duration(t.total_ms / 1000)),
+                *self._tally(t),
                 self._time(left),
                 self._time(finish),
                 gold,
@@ -190,13 +197,7 @@ class ProgressApp(App[None]):
             topics.add_row(
                 cell(r.assessor),
                 cell(r.query_id),
-                r.assigned,
-                r.judged,
-                r.unrateable,
-                r.skipped,
-                r.remaining,
-                self._time(seconds(r.median_ms)),
-                self._time(duration(r.total_ms / 1000)),
+                *self._tally(r),
             )
         self.query_one("#summary", Static).update(self._summary(report))
 

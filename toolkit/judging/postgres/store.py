@@ -20,7 +20,7 @@ whole, and are run again by hand.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -124,11 +124,8 @@ class PostgresStore(SQLStore):
     @staticmethod
     def exists(location: str) -> bool:
         url = parse_campaign_url(location)
-        conn = schema.connect(url)
-        try:
+        with closing(schema.connect(url)) as conn:
             return schema.campaign_state(conn, url.campaign or "")[0]
-        finally:
-            conn.close()
 
     @staticmethod
     def drop(location: str) -> None:
@@ -136,8 +133,7 @@ class PostgresStore(SQLStore):
         from psycopg import sql
 
         url = parse_campaign_url(location)
-        conn = schema.connect(url)
-        try:
+        with closing(schema.connect(url)) as conn:
             exists, version = schema.campaign_state(conn, url.campaign or "")
             if not exists or version is None:
                 return
@@ -150,8 +146,6 @@ class PostgresStore(SQLStore):
                 ).fetchone()
                 if used and not used[0]:
                     conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(name))
-        finally:
-            conn.close()
 
     def close(self) -> None:
         self._link.close()
