@@ -146,3 +146,14 @@ class TrecEval:
 def trec_eval(trec_eval_bin: Path) -> TrecEval:
     """The trec_eval 10 oracle as a callable (exit code < 0 means it was killed by a signal)."""
     return TrecEval(trec_eval_bin)
+
+
+@pytest.fixture(autouse=True)
+def _column_readers_on_small_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process tests read even tiny runs and qrels with the column readers, as large files are read, so that
+    the suite's thousands of small cases keep holding the column readers to the line readers and to trec_eval.
+    The installed console script, run as a subprocess, keeps its small-file path (the line readers, without
+    pyarrow's import): tests/cli/test_score.py checks it, and every subprocess test goes through it."""
+    from toolkit.formats import limits
+
+    monkeypatch.setattr(limits, "SMALL_FILE", 0)

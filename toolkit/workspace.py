@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tomllib
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -346,6 +345,8 @@ def load_workspace(config: str | Path | None = None, *, start: str | Path | None
         path = next((d / CONFIG_NAME for d in (here, *here.parents) if (d / CONFIG_NAME).is_file()), None)  # type: ignore[assignment]
         if path is None:
             return Workspace(root=here)
+    import tomllib  # only a workspace's toolkit.toml needs it (``score`` on bare paths does not)
+
     text = read_text(path)
     try:
         data = loads_toml(text)

@@ -236,9 +236,10 @@ def test_help_has_examples() -> None:
 
 #: What ``score`` on small files has no need of: the statistics package, the system runners (HTTP, SSL), pooling,
 #: judging, agreement and the TUI, the scientific libraries around them, and the TOML parser and package metadata
-#: (only TOML topics and ``--format json`` need those). numpy and pyarrow are not listed: the run and qrels
-#: readers read every six-column (four-column) file column-wise with them, whatever its size.
+#: (only TOML topics and ``--format json`` need those), and pyarrow: files this small are read line by line
+#: (``toolkit.formats.limits.SMALL_FILE``). numpy is not listed: the measure table's kernels are numpy's.
 UNNEEDED_BY_SCORE = (
+    "pyarrow",
     "toolkit.stats",
     "toolkit.systems",
     "toolkit.pooling",
@@ -263,12 +264,17 @@ UNNEEDED_BY_SCORE = (
 )
 
 
-def _imported_by_console_script(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run the installed ``trec-toolkit`` under ``python -X importtime``: its result, and every module loaded."""
+def _imported_by_console_script(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run the installed ``trec-toolkit`` under ``python -X importtime`` in ``cwd`` (outside a workspace: a
+    ``toolkit.toml`` needs the TOML parser): its result, and every module loaded."""
     script = Path(sys.executable).with_name("trec-toolkit")
     assert script.is_file(), f"the console script is not installed beside {sys.executable}"
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(script), *args], capture_output=True, text=True, check=False
+        [sys.executable, "-X", "importtime", str(script), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
     )
     modules = {
         line.rsplit("|", 1)[1].strip()
@@ -291,7 +297,7 @@ def test_score_on_small_files_imports_only_what_it_needs(tmp_path: Path, with_to
     if with_topics:
         (tmp_path / "t.tsv").write_text("".join(f"q{q}\tquery {q}\n" for q in range(50)))
         args += ["--topics", str(tmp_path / "t.tsv")]
-    proc, modules = _imported_by_console_script(*args)
+    proc, modules = _imported_by_console_script(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines()[1].split()[:4] == ["s", "all", "50", "0"]
     loaded = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in UNNEEDED_BY_SCORE))
@@ -304,7 +310,9 @@ def test_score_json_records_versions(tmp_path: Path) -> None:
     run.write_text("q1 Q0 d1 1 1 s\n")
     qrels = tmp_path / "s.qrels"
     qrels.write_text("q1 0 d1 1\n")
-    proc, modules = _imported_by_console_script("score", str(run), "--qrels", str(qrels), "--format", "json")
+    proc, modules = _imported_by_console_script(
+        "score", str(run), "--qrels", str(qrels), "--format", "json", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "importlib.metadata" in modules
     from importlib import metadata

@@ -130,6 +130,23 @@ def _env_size(name: str, default: int) -> int:
 Kind = Literal["data", "corpus", "document"]
 
 
+#: Below this size a plain (not gzipped) run or qrels file is read by the line reader: the column reader's
+#: pyarrow and numpy cost more to import than a file this small costs to read line by line, and ``score`` is
+#: called in loops, in CI and per checkpoint. The two readers are held to each other by tests.
+SMALL_FILE = 256 * KIB
+
+
+def is_small_file(path: str | Path) -> bool:
+    """Whether ``path`` is a regular, uncompressed file under ``SMALL_FILE`` bytes (anything else: False)."""
+    try:
+        if os.stat(path).st_size >= SMALL_FILE or not os.path.isfile(path):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(2) != GZIP_MAGIC
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def open_input(
     path: str | Path,
     *,

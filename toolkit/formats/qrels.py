@@ -36,6 +36,10 @@ def read_qrels(path: str | Path, *, name: str | None = None) -> Qrels:
     if is_irds(path):  # ir_datasets:DATASET_ID (toolkit.formats.irds)
         return read_irds_qrels(path, name=name)
     refuse_campaign(path)
+    from toolkit.formats.limits import is_small_file
+
+    if is_small_file(path):  # the line reader is quicker than importing the column reader's libraries
+        return read_qrels_lines(path, name=name)
     columns = read_judgment_columns(path)
     if columns is not None and not columns.duplicates:
         return Qrels(judgments=JudgmentsView(columns), name=name or qrels_name(path), path=str(path))

@@ -35,6 +35,10 @@ def read_run(path: str | Path, *, name: str | None = None, strict: bool = False)
     which is the definition of the format and names the first bad line. Text after column 6 is ignored as trec_eval ignores
     it, with one ``ToolkitWarning`` counting the lines; ``strict=True`` refuses such lines instead.
     """
+    from toolkit.formats.limits import is_small_file
+
+    if is_small_file(path):  # the line reader is quicker than importing the column reader's libraries
+        return read_run_lines(path, name=name, strict=strict)
     from toolkit.formats.ranked import RankedResults, read_ranked
 
     fast = read_ranked(path)
