@@ -148,8 +148,13 @@ def fast_judgment_table(
     """
     with _closing(iter_text_lines(path)) as lines:
         layout, _ = _layout(path, lines)
+    if layout == "jsonl":
+        # pyarrow's JSON reader (``_read_json``) crashed the process (SIGSEGV) on a generated JSONL file in the
+        # property test below: no column read may crash where the line reader gives an answer. JSONL
+        # judgments go to the line reader until that crash is understood; TSV and CSV keep the column reader.
+        return None
     try:
-        table = _read_json(path, block) if layout == "jsonl" else _read_delimited(path, layout, block)
+        table = _read_delimited(path, layout, block)
         _check(table, topics, scale)
     except Irregular:
         return None
