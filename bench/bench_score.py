@@ -140,7 +140,16 @@ def main() -> None:
         scripts = {"pytrec_eval": PYTREC, "ir_measures": IR_MEASURES, "ranx": RANX}
         for name, code in scripts.items():
             (folder / f"bench_{name}.py").write_text(code)
-        ours = [toolkit, "score", str(run_path), "--qrels", str(qrels_path), "--measures", MEASURES]
+        ours = [
+            toolkit,
+            "score",
+            str(run_path),
+            "--qrels",
+            str(qrels_path),
+            "--measures",
+            MEASURES,
+            "--no-workspace",
+        ]
         ours += ["--per-query", "--format", "json", "-o"]
         tools: dict[str, tuple[list[str], dict[str, str] | None]] = {
             "trec-toolkit score": ([*ours, str(folder / "ours.json")], None),
