@@ -187,6 +187,7 @@ def main() -> None:
                 [
                     toolkit,
                     "compare",
+                    "--no-workspace",
                     *chosen,
                     "--qrels",
                     str(qrels),

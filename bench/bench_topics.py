@@ -111,6 +111,7 @@ def main() -> None:
             cases[f"score, {name} topics"] = [
                 toolkit,
                 "score",
+                "--no-workspace",
                 str(files["run"]),
                 "--qrels",
                 str(files["qrels"]),

@@ -223,7 +223,16 @@ def warm_up(folder: Path, binary: str, toolkit: str, run_path: Path, qrels_path:
     for argv in (
         [binary, *TREC_MEASURES, str(small_qrels), str(small_run)],
         [toolkit, "trec_eval", *TREC_MEASURES, str(small_qrels), str(small_run)],
-        [toolkit, "score", str(small_run), "--qrels", str(small_qrels), "--measures", MEASURES],
+        [
+            toolkit,
+            "score",
+            "--no-workspace",
+            str(small_run),
+            "--qrels",
+            str(small_qrels),
+            "--measures",
+            MEASURES,
+        ],
     ):
         subprocess.run(argv, capture_output=True, env=child_env(), check=False)
 
@@ -277,6 +286,7 @@ def main() -> None:
                         argv = [
                             toolkit,
                             "score",
+                            "--no-workspace",
                             str(path),
                             "--qrels",
                             qrels,
