@@ -28,7 +28,7 @@ from toolkit.formats.names import assessor_problem
 from toolkit.judging import log as judgment_log
 from toolkit.judging import store as store_module
 from toolkit.judging.disagreements import disagreements
-from toolkit.judging.export import check_log, combine, export_qrels, parse_policy
+from toolkit.judging.export import check_log, choose_grades, export_qrels, parse_policy
 from toolkit.judging.progress import (
     FAST_BELOW_MS,
     SESSION_GAP_S,
@@ -289,27 +289,8 @@ def ref_export(store: CampaignStore, policy_text: str, unjudged: str | int) -> d
             grades.setdefault((j.query_id, j.doc_id), {})[j.assessor] = j.grade
     assessors = sorted({a for per in grades.values() for a in per})
     adjudications = ref_adjudications(store) if policy.name == "adjudicated" else {}
-    chosen: dict[tuple[str, str], int] = {}
-    ties = adjudicated = 0
-    for key, per in grades.items():
-        if policy.name == "assessor":
-            if policy.assessor in per:
-                chosen[key] = per[policy.assessor]
-            continue
-        adj = adjudications.get(key)
-        if adj is not None and adj.grade is not None:
-            chosen[key] = adj.grade
-            adjudicated += 1
-            continue
-        grade, tie = combine(
-            list(per.values()), policy.fallback if policy.name == "adjudicated" else policy.name
-        )
-        chosen[key] = grade
-        ties += tie
-    for key, adj in adjudications.items():
-        if key not in chosen and key not in gold and adj.grade is not None:
-            chosen[key] = adj.grade
-            adjudicated += 1
+    # the policy is export's own rule (unchanged); what is held to the log here is what it is given
+    chosen, ties, adjudicated = choose_grades(grades.items(), policy, adjudications, gold)
     pool = [(p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) not in gold]
     universe = list(dict.fromkeys([*pool, *sorted(chosen)]))
     order = {t.query_id: i for i, t in enumerate(store.topics())}

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from toolkit.errors import StoreError, UsageError
 from toolkit.formats.names import assessor_problem
@@ -182,6 +183,40 @@ def _problem(store: CampaignStore, event: LogEvent, grades: Mapping[int, str]) -
     return problem
 
 
+def choose_grades(
+    graded: Iterable[tuple[tuple[str, str], Mapping[str, int]]],
+    policy: Policy,
+    adjudications: Mapping[tuple[str, str], Any],
+    gold: Collection[tuple[str, str]],
+) -> tuple[dict[tuple[str, str], int], int, int]:
+    """The policy applied to each item's grades by assessor: (grade per item, ties broken, adjudicated items).
+
+    One place for the rule, whichever way the grades were read (the database's read model, or a test's replay
+    of the log that holds that read model to the log)."""
+    chosen: dict[tuple[str, str], int] = {}
+    ties = adjudicated = 0
+    for key, per in graded:
+        if policy.name == "assessor":
+            if policy.assessor is not None and policy.assessor in per:
+                chosen[key] = per[policy.assessor]
+            continue
+        adj = adjudications.get(key)
+        if adj is not None and adj.grade is not None:
+            chosen[key] = adj.grade
+            adjudicated += 1
+            continue
+        grade, tie = combine(
+            list(per.values()), policy.fallback if policy.name == "adjudicated" else policy.name
+        )
+        chosen[key] = grade
+        ties += tie
+    for key, adj in adjudications.items():  # adjudicated items nobody graded (e.g. all said unrateable)
+        if key not in chosen and key not in gold and adj.grade is not None:
+            chosen[key] = adj.grade
+            adjudicated += 1
+    return chosen, ties, adjudicated
+
+
 def export_qrels(
     store: CampaignStore,
     policy: Policy,
@@ -203,28 +238,11 @@ def export_qrels(
         raise UsageError(f"--policy assessor={policy.assessor}: no such assessor in this campaign ({known})")
     adjudications = store.adjudications() if policy.name == "adjudicated" else {}
 
-    chosen: dict[tuple[str, str], int] = {}
-    ties = adjudicated = 0
-    for key, group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
-        per = {r[2]: r[3] for r in group}
-        if policy.name == "assessor":
-            if policy.assessor in per:
-                chosen[key] = per[policy.assessor]
-            continue
-        adj = adjudications.get(key)
-        if adj is not None and adj.grade is not None:
-            chosen[key] = adj.grade
-            adjudicated += 1
-            continue
-        grade, tie = combine(
-            list(per.values()), policy.fallback if policy.name == "adjudicated" else policy.name
-        )
-        chosen[key] = grade
-        ties += tie
-    for key, adj in adjudications.items():  # adjudicated items nobody graded (e.g. all said unrateable)
-        if key not in chosen and key not in gold and adj.grade is not None:
-            chosen[key] = adj.grade
-            adjudicated += 1
+    graded = (
+        (key, {r[2]: r[3] for r in group})
+        for key, group in itertools.groupby(rows, key=lambda r: (r[0], r[1]))
+    )
+    chosen, ties, adjudicated = choose_grades(graded, policy, adjudications, gold)
 
     sampled: dict[tuple[str, str], float] = {}
     for row in store.inclusion():  # by round: the latest round's probability stands
