@@ -33,6 +33,15 @@ from helpers.devnull_guard import (  # noqa: F401 (hooks: pytest finds them by n
     pytest_sessionstart,
 )
 
+# Per-test wall and CPU seconds when $TOOLKIT_TEST_TIMINGS names a file (helpers/timings.py says why).
+from helpers.timings import pytest_runtest_protocol  # noqa: F401 (a hook: pytest finds it by name)
+
+# ranx (an independent implementation of the measures the interop tests hold ours to) compiles its numba
+# functions on first use: about two CPU minutes in a fresh virtual environment, for inputs of a few documents.
+# Its code run as plain Python gives the same values (the same source, without the compiler) in seconds.
+# Nothing in toolkit/ uses numba. Set before any test module imports ranx.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
 REPO = Path(__file__).resolve().parents[1]
 TARBALL = "trec_eval-10-src.tar.gz"
 RELATIVE_SOURCE = Path("shared") / "conformance" / "trec_eval" / "src"
@@ -87,9 +96,9 @@ def build_trec_eval(tarball: Path) -> Path:
 
 #: Tests that run one after another on one pytest-xdist worker, by the resource they drive: each starts
 #: processes that want a CPU of their own and waits on them with deadlines (a terminal under tmux, chromium),
-#: so two of a kind at once only test the machine's load; and ranx, whose numba functions take a process a
-#: minute to load: once per run, not once per worker. (The PostgreSQL tests need no group: each uses a
-#: campaign of its own, as sessions sharing the server do.)
+#: so two of a kind at once only test the machine's load; and ranx, whose import takes seconds of CPU: once
+#: per run, not once per worker (helpers/lazy.py keeps the other workers from importing it at collection).
+#: (The PostgreSQL tests need no group: each uses a campaign of its own, as sessions sharing the server do.)
 SERIAL_GROUPS = {
     "ranx": lambda item: _imports_ranx(item.path),
     "terminal": lambda item: item.path.name == "test_tmux.py",

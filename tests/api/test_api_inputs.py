@@ -12,7 +12,7 @@ from typing import Any
 import ir_measures
 import pandas as pd
 import pytest
-import ranx
+from helpers.lazy import ranx  # loaded on first use, by the ranx group's worker (tests/conftest.py)
 
 import toolkit
 from toolkit.errors import FormatError, UsageError

@@ -7,13 +7,14 @@ in the comments. Whatever the input kind, the scores must be these.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-import ranx
+from helpers.lazy import ranx  # loaded on first use, by the ranx group's worker (tests/conftest.py)
 
 from toolkit.errors import FormatError
 from toolkit.formats import read_topics, write_qrels, write_run
@@ -32,53 +33,63 @@ RUN_ROWS = [(q, d, s) for q, docs in RESULTS.items() for d, s in docs.items()]
 QREL_ROWS = [(q, d, r) for q, docs in JUDGMENTS.items() for d, r in docs.items()]
 
 
-def run_inputs(tmp_path: Path) -> dict[str, object]:
+def run_inputs(tmp_path: Path) -> dict[str, Callable[[], object]]:
+    """Each run kind, made when called: collection lists the kinds without building them (ranx compiles)."""
     path = tmp_path / "a.run"
-    write_run(Run(RESULTS, name="a"), path)
+
+    def written() -> Path:
+        write_run(Run(RESULTS, name="a"), path)
+        return path
+
     return {
-        "path": path,
-        "str path": str(path),
-        "Run": Run(RESULTS),
-        "dict": RESULTS,
-        "DataFrame query_id/doc_id": pd.DataFrame(RUN_ROWS, columns=["query_id", "doc_id", "score"]),
-        "DataFrame qid/docno (PyTerrier)": pd.DataFrame(RUN_ROWS, columns=["qid", "docno", "score"]),
-        "DataFrame q_id (ranx)": ranx.Run(RESULTS).to_dataframe(),
-        "ranx.Run": ranx.Run(RESULTS, name="a"),
-        "ScoredDoc list": [ir_measures.ScoredDoc(q, d, s) for q, d, s in RUN_ROWS],
-        "ScoredDoc generator": (ir_measures.ScoredDoc(q, d, s) for q, d, s in RUN_ROWS),
+        "path": written,
+        "str path": lambda: str(written()),
+        "Run": lambda: Run(RESULTS),
+        "dict": lambda: RESULTS,
+        "DataFrame query_id/doc_id": lambda: pd.DataFrame(RUN_ROWS, columns=["query_id", "doc_id", "score"]),
+        "DataFrame qid/docno (PyTerrier)": lambda: pd.DataFrame(RUN_ROWS, columns=["qid", "docno", "score"]),
+        "DataFrame q_id (ranx)": lambda: ranx.Run(RESULTS).to_dataframe(),
+        "ranx.Run": lambda: ranx.Run(RESULTS, name="a"),
+        "ScoredDoc list": lambda: [ir_measures.ScoredDoc(q, d, s) for q, d, s in RUN_ROWS],
+        "ScoredDoc generator": lambda: (ir_measures.ScoredDoc(q, d, s) for q, d, s in RUN_ROWS),
     }
 
 
-def qrels_inputs(tmp_path: Path) -> dict[str, object]:
+def qrels_inputs(tmp_path: Path) -> dict[str, Callable[[], object]]:
+    """Each qrels kind, made when called (as ``run_inputs``)."""
     path = tmp_path / "a.qrels"
-    write_qrels(Qrels(JUDGMENTS), path)
+
+    def written() -> Path:
+        write_qrels(Qrels(JUDGMENTS), path)
+        return path
+
     return {
-        "path": path,
-        "Qrels": Qrels(JUDGMENTS),
-        "dict": JUDGMENTS,
-        "DataFrame relevance": pd.DataFrame(QREL_ROWS, columns=["query_id", "doc_id", "relevance"]),
-        "DataFrame label (PyTerrier)": pd.DataFrame(QREL_ROWS, columns=["qid", "docno", "label"]),
-        "DataFrame ranx (score = grade)": ranx.Qrels(JUDGMENTS).to_dataframe(),
-        "ranx.Qrels": ranx.Qrels(JUDGMENTS),
-        "Qrel list": [ir_measures.Qrel(q, d, r) for q, d, r in QREL_ROWS],
-        "Qrel generator": (ir_measures.Qrel(q, d, r) for q, d, r in QREL_ROWS),
+        "path": written,
+        "Qrels": lambda: Qrels(JUDGMENTS),
+        "dict": lambda: JUDGMENTS,
+        "DataFrame relevance": lambda: pd.DataFrame(QREL_ROWS, columns=["query_id", "doc_id", "relevance"]),
+        "DataFrame label (PyTerrier)": lambda: pd.DataFrame(QREL_ROWS, columns=["qid", "docno", "label"]),
+        "DataFrame ranx (score = grade)": lambda: ranx.Qrels(JUDGMENTS).to_dataframe(),
+        "ranx.Qrels": lambda: ranx.Qrels(JUDGMENTS),
+        "Qrel list": lambda: [ir_measures.Qrel(q, d, r) for q, d, r in QREL_ROWS],
+        "Qrel generator": lambda: (ir_measures.Qrel(q, d, r) for q, d, r in QREL_ROWS),
     }
 
 
 @pytest.mark.parametrize("kind", list(run_inputs(Path("/nonexistent"))))
 def test_every_run_kind_scores_the_same(tmp_path: Path, kind: str) -> None:
-    run = run_inputs(tmp_path)[kind]
+    run = run_inputs(tmp_path)[kind]()
     scores = evaluate(run, Qrels(JUDGMENTS), measures="RR@10 AP")
     assert scores.per_query == EXPECTED
-    assert as_run(run_inputs(tmp_path)[kind]).results == RESULTS
+    assert as_run(run_inputs(tmp_path)[kind]()).results == RESULTS
 
 
 @pytest.mark.parametrize("kind", list(qrels_inputs(Path("/nonexistent"))))
 def test_every_qrels_kind_scores_the_same(tmp_path: Path, kind: str) -> None:
-    qrels = qrels_inputs(tmp_path)[kind]
+    qrels = qrels_inputs(tmp_path)[kind]()
     scores = evaluate(Run(RESULTS), qrels, measures="RR@10 AP")
     assert scores.per_query == EXPECTED
-    assert as_qrels(qrels_inputs(tmp_path)[kind]).judgments == JUDGMENTS
+    assert as_qrels(qrels_inputs(tmp_path)[kind]()).judgments == JUDGMENTS
 
 
 def test_names_come_along() -> None:

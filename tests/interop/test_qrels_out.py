@@ -14,8 +14,8 @@ from pathlib import Path
 
 import ir_measures
 import pytest
-import ranx
 from click.testing import CliRunner
+from helpers.lazy import ranx  # loaded on first use, by the ranx group's worker (tests/conftest.py)
 
 from toolkit.cli import main
 from toolkit.formats import read_qrels

@@ -15,7 +15,7 @@ from pathlib import Path
 import ir_measures
 import numpy as np
 import pytest
-import ranx
+from helpers.lazy import ranx  # loaded on first use, by the ranx group's worker (tests/conftest.py)
 from ir_measures.util import QrelsConverter, RunConverter
 
 from toolkit.errors import ToolkitWarning
