@@ -356,7 +356,8 @@ def test_trec_eval_drop_in_on_small_files_imports_only_what_it_needs(tmp_path: P
 
 
 def test_score_json_records_versions(tmp_path: Path) -> None:
-    """The one format that records library versions reads package metadata (and nothing more is needed)."""
+    """The one format that records library versions reads them from the installed distributions' folder names,
+    the versions ``importlib.metadata`` gives, without importing it (nor numpy, pyarrow …)."""
     run = tmp_path / "s.run"
     run.write_text("q1 Q0 d1 1 1 s\n")
     qrels = tmp_path / "s.qrels"
@@ -365,9 +366,24 @@ def test_score_json_records_versions(tmp_path: Path) -> None:
         "score", str(run), "--qrels", str(qrels), "--format", "json", cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "importlib.metadata" in modules
     from importlib import metadata
 
+    from toolkit.formats.manifest import _VERSIONED
+
     versions = json.loads(proc.stdout)["versions"]
-    assert versions["ir-measures"] == metadata.version("ir-measures")
-    assert "toolkit.stats" not in modules and "toolkit.systems" not in modules
+    assert {d: versions.get(d) for d in _VERSIONED} == {d: metadata.version(d) for d in _VERSIONED}
+    assert _unneeded(modules, UNNEEDED_BY_SCORE) == []
+
+
+def test_versions_not_found_by_folder_name_come_from_importlib_metadata(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from importlib import metadata
+
+    from toolkit.formats import manifest
+
+    monkeypatch.setattr(manifest, "_dist_info_versions", lambda names: {})
+    got = manifest.versions(extra=("click", "no-such-distribution-here"))
+    assert got["click"] == metadata.version("click")
+    assert got["ir-measures"] == metadata.version("ir-measures")
+    assert "no-such-distribution-here" not in got
