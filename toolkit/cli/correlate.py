@@ -69,7 +69,7 @@ def command(
     from toolkit.formats import read_qrels, read_run, read_topics
     from toolkit.reports import render
     from toolkit.reports.correlation import correlation_document
-    from toolkit.stats.correlation import correlate
+    from toolkit.stats.correlation import CorrelationOptions, correlate
 
     if len(qrels_paths) != 2:
         raise UsageError(
@@ -88,10 +88,7 @@ def command(
         qrels_b,
         measure=measure or primary_measure(),
         topics=topics,
-        alpha=alpha,
-        test=test,
-        seed=seed,
-        resamples=resamples,
+        options=CorrelationOptions(alpha=alpha, test=test, seed=seed, resamples=resamples),
     )
     emit(render(correlation_document(result), fmt), output)
 
