@@ -363,7 +363,7 @@ def correlate_scores(
     against one topic set — ``correlate`` does). See the module docstring for what is computed.
     """
     from toolkit.scoring.measures import measure_object
-    from toolkit.stats.paired import PairSpec, Panel, paired_tests
+    from toolkit.stats.paired import PairedOptions, PairSpec, Panel, paired_tests
     from toolkit.stats.randomization import DEFAULT_RESAMPLES as TEST_RESAMPLES
 
     m = measure_object(measure)
@@ -402,14 +402,14 @@ def correlate_scores(
         specs = [PairSpec(panels[side], j, i) for _, _, i, j in swaps for side in ("a", "b")]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tested = paired_tests(
-                specs,
+            battery = PairedOptions(
                 alpha=options.alpha,
                 seed=options.seed,
                 test=options.test,
                 bootstrap=0,
                 resamples=options.test_resamples or TEST_RESAMPLES,
             )
+            tested = paired_tests(specs, battery)
         for k, (_, _, i, j) in enumerate(swaps):
             pvalues[(i, j, "a")] = tested[2 * k].pvalue
             pvalues[(i, j, "b")] = tested[2 * k + 1].pvalue
