@@ -9,9 +9,9 @@ import click
 from toolkit.cli.options import (
     emit,
     file_option,
-    format_option,
-    output_option,
     paired_test_option,
+    report_options,
+    resamples_option,
     seed_option,
     topics_option,
 )
@@ -35,14 +35,8 @@ from toolkit.cli.options import (
 @paired_test_option("The paired test of each swapped pair under each qrels.")
 @click.option("--alpha", type=float, default=0.05, help="Significance level of those tests.")
 @seed_option(42, "Seed of the bootstrap and of the tests.")
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=0),
-    default=10_000,
-    help="Topic-bootstrap resamples of the intervals (0: no intervals).",
-)
-@format_option("table", "md", "html", "json")
-@output_option
+@resamples_option("--resamples", 10_000, "Topic-bootstrap resamples of the intervals (0: no intervals).")
+@report_options()
 def command(
     runs: tuple[Path, ...],
     qrels_paths: tuple[Path, ...],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, file_option, format_option, output_option, topics_option
+from toolkit.cli.options import emit, file_option, report_options, topics_option
 
 
 @click.command()
@@ -51,8 +51,7 @@ from toolkit.cli.options import emit, file_option, format_option, output_option,
     default=20,
     help="Pool depth of the judging cost (depth-k, and the pool MaxMean searches).",
 )
-@format_option("table", "md", "html", "json")
-@output_option
+@report_options()
 def command(
     runs: tuple[Path, ...],
     qrels_path: Path | None,
