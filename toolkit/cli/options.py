@@ -118,6 +118,11 @@ def report_options(*choices: str, default: str = "table") -> Callable[[F], F]:
     return decorate
 
 
+def pool_depth_option(name: str, default: int | None, help_text: str) -> Callable[[F], F]:
+    """``name K``: how deep into each run a pool goes (depth-k), for ``pool``, ``plan`` and ``score --pool-bias``."""
+    return click.option(name, type=click.IntRange(min=1), default=default, help=help_text)
+
+
 def resamples_option(name: str, default: int, help_text: str) -> Callable[[F], F]:
     """``name N``: how many topic-bootstrap resamples a command draws (0: none), recorded in its output."""
     return click.option(name, type=click.IntRange(min=0), default=default, help=help_text)

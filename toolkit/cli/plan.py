@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, file_option, report_options, topics_option
+from toolkit.cli.options import emit, file_option, pool_depth_option, report_options, topics_option
 
 
 @click.command()
@@ -45,12 +45,7 @@ from toolkit.cli.options import emit, file_option, report_options, topics_option
     default=None,
     help="Topics at hand for the detectable Δ [default: the pilot's].",
 )
-@click.option(
-    "--depth",
-    type=click.IntRange(min=1),
-    default=20,
-    help="Pool depth of the judging cost (depth-k, and the pool MaxMean searches).",
-)
+@pool_depth_option("--depth", 20, "Pool depth of the judging cost (depth-k, and the pool MaxMean searches).")
 @report_options()
 def command(
     runs: tuple[Path, ...],
