@@ -43,9 +43,12 @@ topic (Cochran, *Sampling Techniques*, 3rd ed., §5.4), which widens it when a f
 variance; the interval is clipped to [0, 1]. The reported estimate stays the published estimator (so infAP
 stays trec_eval's); ``corrected`` and ``df`` are given beside it. The interval is for the **judging sample
 only**: it says where the full-pool mean of *these* topics lies, not how another set of topics would score
-(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate, and
-a ratio on a topic whose sample met no relevant document (0/0, a false zero variance) has none either; the
-topic's variance is then None and says why.
+(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate: the
+interval is refused and says why. A ratio on a topic whose sample met no relevant document is 0/0 with a false
+zero variance: not estimable, so the topic is **bounded** — it counts 0 in the shown estimate (as NIST's statAP
+script does) and its whole range [0, 1] in the interval, which then covers whenever the other topics' interval
+does; the result's ``note`` says so in one line. Refusing the whole interval for one such topic left a uniform
+10 % sample of 50 TREC-like topics with no interval at all; dropping the topic would change what is estimated.
 
 Measures that depend on *which* document comes first (RR, R-Prec, success) cannot be estimated from a sample
 — an unjudged document above the first judged relevant one may be relevant — and are refused in one line,
