@@ -45,7 +45,6 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from toolkit.errors import FormatError
@@ -56,8 +55,10 @@ from toolkit.model import (
     CLASS_MEASURES,
     DEFAULT_GRADES,
     EXPECT_EMPTY,
+    NO_METADATA,
     Preference,
     Topic,
+    TopicColumns,
     TopicSet,
     TruthPattern,
 )
@@ -346,11 +347,9 @@ def _where(spec: Mapping[str, Any]) -> str:
 #: What a spec may hold: the topic keys, and the position TOML topics are numbered by in errors.
 _SPEC_KEYS = frozenset(TOPIC_KEYS | {"_index"})
 _WHITESPACE = re.compile(r"\s")
-#: The metadata of a topic that carries none: one shared empty mapping (a million topics, no million dicts).
-_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 
 
-def _build(path: str | Path, specs: Iterable[Spec], classes: set[str]) -> tuple[Topic, ...]:
+def _build(path: str | Path, specs: Iterable[Spec], classes: set[str]) -> TopicColumns:
     """Validate topic specs as they come (a million-topic file is never held as specs); collect every bad regex
     before raising one error that lists them all.
 
@@ -385,10 +384,38 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) -> tuple[Topic, ...]:
-    seen: set[str] = set()
+class _Columns:
+    """Topics as they are read: ids, query texts, the id → position index (which finds duplicates), and
+    whole ``Topic``s only for those that carry more than an id and a query (``toolkit.model.TopicColumns``)."""
+
+    __slots__ = ("ids", "index", "queries", "rich")
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.queries: list[str] = []
+        self.index: dict[str, int] = {}
+        self.rich: dict[int, Topic] = {}
+
+    def add_plain(self, ids: list[str], queries: list[str]) -> bool:
+        """Append topics already checked for empty ids and queries and whitespace in ids; False (and nothing
+        appended that counts) when an id is repeated: the caller then reads the file the careful way, which
+        names the line."""
+        start = len(self.ids)
+        self.index.update(zip(ids, range(start, start + len(ids))))
+        if len(self.index) != start + len(ids):
+            return False
+        self.ids.extend(ids)
+        self.queries.extend(queries)
+        return True
+
+    def result(self) -> TopicColumns:
+        return TopicColumns(tuple(self.ids), self.queries, self.rich, self.index)
+
+
+def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) -> TopicColumns:
+    seen = _Columns()
+    index, ids, queries, rich = seen.index, seen.ids, seen.queries, seen.rich
     bad_patterns: list[str] = []
-    topics: list[Topic] = []
     for line, spec in specs:
         if not spec.keys() <= _SPEC_KEYS:
             unknown = set(spec) - _SPEC_KEYS
@@ -403,17 +430,17 @@ def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) 
             raise FormatError(
                 path, line, f"topic {query_id!r}: id must not contain whitespace (TREC files split on it)"
             )
-        if query_id in seen:
+        if query_id in index:
             raise FormatError(path, line, f"duplicate topic id {query_id!r}; topic ids must be unique")
-        seen.add(query_id)
         query = spec.get("query")
         if not isinstance(query, str) or not query.strip():
             raise FormatError(path, line, f"topic {query_id!r}: missing query text ({', '.join(TEXT_KEYS)})")
+        position = len(ids)
+        index[query_id] = position
+        ids.append(query_id)
+        queries.append(query.strip())
         if len(spec) <= 3 and not spec.get("metadata") and spec.keys() <= _PLAIN_KEYS:
-            topics.append(
-                Topic(query_id, query.strip(), metadata=_NO_METADATA)
-            )  # id and query: nothing to check
-            continue
+            continue  # id and query: nothing to check, and no Topic to make (TopicColumns makes it on access)
         cls = spec.get("class")
         if cls is not None and cls not in classes:
             raise FormatError(
@@ -436,27 +463,25 @@ def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) 
         metadata = spec.get("metadata", {})
         if not isinstance(metadata, Mapping):
             raise FormatError(path, line, f"topic {query_id!r}: metadata must be a table of named values")
-        topics.append(
-            Topic(
-                query_id=query_id,
-                query=query.strip(),
-                query_class=cls,
-                description=str(spec.get("description", "") or ""),
-                narrative=str(spec.get("narrative", "") or ""),
-                truth=truth,
-                preferences=prefs,
-                measures=tuple(str(m) for m in measures),
-                metadata=dict(metadata) if metadata else _NO_METADATA,
-                expect=expect,
-            )
+        rich[position] = Topic(
+            query_id=query_id,
+            query=query.strip(),
+            query_class=cls,
+            description=str(spec.get("description", "") or ""),
+            narrative=str(spec.get("narrative", "") or ""),
+            truth=truth,
+            preferences=prefs,
+            measures=tuple(str(m) for m in measures),
+            metadata=dict(metadata) if metadata else NO_METADATA,
+            expect=expect,
         )
-    if not topics:
+    if not ids:
         raise FormatError(path, None, "no topics found")
     if bad_patterns:
         raise FormatError(
             path, None, f"{len(bad_patterns)} invalid regex pattern(s): " + "; ".join(bad_patterns)
         )
-    return tuple(topics)
+    return seen.result()
 
 
 #: The keys of a spec that is just a topic (TSV, JSONL, ir_datasets): nothing in it needs a check of its own.
