@@ -135,26 +135,26 @@ class TopicColumns(Sequence[Topic]):
     than everything else ``score`` does with them. Topics that carry more (a class, truth, metadata …) are kept
     whole in ``rich``, by position; the others are made on access, equal each time (not the same object).
 
-    ``index`` maps each id to its position (the readers build it to find duplicate ids, and ``TopicSet.by_id``
+    ``positions`` maps each id to its position (the readers build it to find duplicate ids, and ``TopicSet.by_id``
     answers from it).
     """
 
-    __slots__ = ("ids", "index", "queries", "rich")
+    __slots__ = ("ids", "positions", "queries", "rich")
 
     def __init__(
         self,
         ids: tuple[str, ...],
         queries: Sequence[str],
         rich: Mapping[int, Topic] | None = None,
-        index: Mapping[str, int] | None = None,
+        positions: Mapping[str, int] | None = None,
     ) -> None:
         if len(ids) != len(queries):
             raise ValueError(f"TopicColumns: {len(ids)} ids but {len(queries)} queries")
         self.ids = ids
         self.queries = queries
         self.rich: Mapping[int, Topic] = rich or {}
-        self.index: Mapping[str, int] = (
-            index if index is not None else dict(zip(ids, range(len(ids)), strict=True))
+        self.positions: Mapping[str, int] = (
+            positions if positions is not None else dict(zip(ids, range(len(ids)), strict=True))
         )
 
     def __len__(self) -> int:
@@ -208,10 +208,10 @@ class _TopicsById(Mapping[str, Topic]):
         self._columns = columns
 
     def __getitem__(self, query_id: str) -> Topic:
-        return self._columns._topic(self._columns.index[query_id])
+        return self._columns._topic(self._columns.positions[query_id])
 
     def __contains__(self, query_id: object) -> bool:
-        return query_id in self._columns.index
+        return query_id in self._columns.positions
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._columns.ids)
@@ -292,6 +292,26 @@ class TopicSet:
         if topic.query_class and topic.query_class in self.class_measures:
             return tuple(self.class_measures[topic.query_class])
         return DEFAULT_MEASURES
+
+    def measure_lists(self) -> list[tuple[str, ...]]:
+        """The distinct ``measures_for`` of the topics that can have relevant documents, in order of first
+        appearance. A set kept as columns looks only at its rich topics: every other topic has the defaults."""
+        seen: dict[tuple[str, ...], None] = {}
+        topics = self.topics
+        if isinstance(topics, TopicColumns):
+            plain = next((i for i in range(len(topics)) if i not in topics.rich), None)
+            for position, topic in sorted(topics.rich.items()):
+                if plain is not None and plain < position:
+                    seen.setdefault(DEFAULT_MEASURES, None)
+                if topic.expect is None:
+                    seen.setdefault(self.measures_for(topic), None)
+            if plain is not None:
+                seen.setdefault(DEFAULT_MEASURES, None)
+            return list(seen)
+        for topic in topics:
+            if topic.expect is None:
+                seen.setdefault(self.measures_for(topic), None)
+        return list(seen)
 
     def classes(self) -> list[str]:
         """The classes present, in order of first appearance."""

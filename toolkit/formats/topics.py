@@ -51,6 +51,7 @@ from toolkit.errors import FormatError
 from toolkit.formats.numbers import NumberError, parse_grade
 from toolkit.formats.structured import loads_json, loads_toml
 from toolkit.formats.textfile import decode_text, iter_text_lines, read_bytes
+from toolkit.formats.topic_columns import Columns
 from toolkit.model import (
     CLASS_MEASURES,
     DEFAULT_GRADES,
@@ -90,7 +91,7 @@ def read_topics(path: str | Path) -> TopicSet:
 
     if is_irds(path):
         return read_irds_topics(str(path))
-    from toolkit.formats import trec_topics
+    from toolkit.formats import topic_columns, trec_topics
 
     name = Path(path).name
     if name.endswith(".gz"):
@@ -99,6 +100,10 @@ def read_topics(path: str | Path) -> TopicSet:
     stem = Path(name).stem
     if suffix in (".tsv", ".jsonl", ".ndjson"):  # line formats are streamed (toolkit.formats.textfile)
         digest = hashlib.sha256()
+        fast = (topic_columns.tsv_columns if suffix == ".tsv" else topic_columns.jsonl_columns)(path, digest)
+        if fast is not None:
+            return TopicSet(topics=fast.result(), name=stem, path=str(path), sha256=digest.hexdigest())
+        digest = hashlib.sha256()  # read again, the careful way: the same topics, or the error with its line
         lines = iter_text_lines(path, digest=digest)
         rows = _tsv_specs(path, lines) if suffix == ".tsv" else _jsonl_specs(path, lines)
         topics = _build(path, rows, set(CLASS_MEASURES))
@@ -110,6 +115,7 @@ def read_topics(path: str | Path) -> TopicSet:
     if suffix == ".toml":
         return _from_toml(path, text, stem, sha)
     if suffix == ".xml" or (not trec_topics.looks_like_sgml(text) and trec_topics.looks_like_xml(text)):
+        fast = topic_columns.xml_columns(text)
         specs: Iterable[Spec] = trec_topics.xml_specs(path, text)
     elif not trec_topics.looks_like_sgml(text) and "\t" in text:
         raise FormatError(
@@ -118,7 +124,10 @@ def read_topics(path: str | Path) -> TopicSet:
             "no <top> blocks, but tab-separated lines: name the file .tsv to read it as TSV topics",
         )
     else:
+        fast = topic_columns.sgml_columns(text)
         specs = trec_topics.sgml_specs(path, text)
+    if fast is not None:
+        return TopicSet(topics=fast.result(), name=stem, path=str(path), sha256=sha)
     return topics_from_specs(path, specs, name=stem, path=str(path), sha256=sha)
 
 
@@ -384,36 +393,8 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-class _Columns:
-    """Topics as they are read: ids, query texts, the id → position index (which finds duplicates), and
-    whole ``Topic``s only for those that carry more than an id and a query (``toolkit.model.TopicColumns``)."""
-
-    __slots__ = ("ids", "index", "queries", "rich")
-
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-        self.queries: list[str] = []
-        self.index: dict[str, int] = {}
-        self.rich: dict[int, Topic] = {}
-
-    def add_plain(self, ids: list[str], queries: list[str]) -> bool:
-        """Append topics already checked for empty ids and queries and whitespace in ids; False (and nothing
-        appended that counts) when an id is repeated: the caller then reads the file the careful way, which
-        names the line."""
-        start = len(self.ids)
-        self.index.update(zip(ids, range(start, start + len(ids))))
-        if len(self.index) != start + len(ids):
-            return False
-        self.ids.extend(ids)
-        self.queries.extend(queries)
-        return True
-
-    def result(self) -> TopicColumns:
-        return TopicColumns(tuple(self.ids), self.queries, self.rich, self.index)
-
-
 def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) -> TopicColumns:
-    seen = _Columns()
+    seen = Columns()
     index, ids, queries, rich = seen.index, seen.ids, seen.queries, seen.rich
     bad_patterns: list[str] = []
     for line, spec in specs:
