@@ -23,6 +23,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import is_not
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ToolkitWarning, UsageError
@@ -84,8 +86,8 @@ def _aggregates(
     out: dict[str, float] = {}
     for m in names:
         if shared is not None and shared[m] == 0.0 and not is_geometric(m):
-            if kept is None:
-                kept = _in_trec_order(q for q in query_ids if per_query[q] is not shared)
+            if kept is None:  # per_query holds the denominator's topics: C-speed passes over its items
+                kept = _in_trec_order(compress(per_query, map(is_not, per_query.values(), repeat(shared))))
             out[m] = aggregate_values(m, [per_query[q][m] for q in kept], zeros=len(query_ids) - len(kept))
         else:
             if ordered is None:
