@@ -98,6 +98,7 @@ def main() -> None:
     args = parser.parse_args()
     formats = args.formats.split(",")
     toolkit = str(Path(sys.executable).with_name("trec-toolkit"))
+    print(f"load average at start {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         t0 = time.perf_counter()

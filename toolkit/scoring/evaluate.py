@@ -23,7 +23,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from operator import is_not
 from typing import TYPE_CHECKING, Any
 
@@ -274,7 +274,7 @@ def evaluate_many(
     query_ids = denominator(qrels, topics)
     judged = set(qrels.judgments)  # a set: a qrels mapping may answer ``in`` in Python, once per topic
     wanted: Container[str] = set(query_ids) if topics is None else topics.by_id
-    unjudged = [] if topics is None else [q for q in query_ids if q not in judged]
+    unjudged = [] if topics is None else list(filterfalse(judged.__contains__, query_ids))
     if topics is not None:
         warn_judged_empty(qrels, topics)
         if unjudged:
@@ -296,7 +296,7 @@ def evaluate_many(
                 stacklevel=2,
             )
         answered = answered_topics(run)
-        empty = tuple(q for q in query_ids if q not in answered)
+        empty = tuple(filterfalse(answered.__contains__, query_ids))
         per_query = evaluator.score_run(run, query_ids)
         silent = next((q for q in query_ids if q not in judged and q not in answered), None)
         aggregate = _aggregates(names, query_ids, per_query, silent)
