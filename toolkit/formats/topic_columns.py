@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable
 from itertools import repeat
-from operator import itemgetter, methodcaller
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,6 @@ from toolkit.model import Topic, TopicColumns
 #: Column names (lower case) a TSV header may give the id and the query under, read here as plain topics.
 _TSV_HEADER_IDS = ("id", "query_id", "qid")
 _TSV_HEADER_TEXTS = ("query", "text", "title")
-_IS_COMMENT = methodcaller("startswith", "#")
-_IS_OBJECT = methodcaller("startswith", "{")
-_HAS_TAB = methodcaller("__contains__", "\t")
 
 
 def _messy(queries: list[str]) -> bool:
@@ -127,13 +124,10 @@ def _tsv_block(lines: list[str], first: bool) -> tuple[list[str], list[str]] | N
             lines = lines[1:]
         if not lines:
             return None
-    if sum(map(str.count, lines, repeat("\t"))) != len(lines) or not all(map(_HAS_TAB, lines)):
+    if set(map(str.count, lines, repeat("\t"))) != {1}:
         return None  # a line without its tab, or a query holding one
     cells = "\t".join(lines).split("\t")
     return cells[0::2], cells[1::2]
-
-
-_ENDS_OBJECT = methodcaller("endswith", "}")
 
 
 def _jsonl_block(lines: list[str], first: bool) -> tuple[list[str], list[str]] | None:
@@ -143,7 +137,7 @@ def _jsonl_block(lines: list[str], first: bool) -> tuple[list[str], list[str]] |
     lines, and every object is flat (two string values). Then the braces outside strings are the objects' own,
     each line holds whole objects, and as many objects as lines means one object a line."""
     lines = list(map(str.strip, lines))
-    if not all(map(_IS_OBJECT, lines)) or not all(map(_ENDS_OBJECT, lines)):
+    if not all(lines) or set(map(itemgetter(0), lines)) != {"{"} or set(map(itemgetter(-1), lines)) != {"}"}:
         return None  # a blank or comment line, or not an object
     try:
         objects = json.loads("[" + ",\n".join(lines) + "]")
@@ -152,14 +146,17 @@ def _jsonl_block(lines: list[str], first: bool) -> tuple[list[str], list[str]] |
     if len(objects) != len(lines) or set(map(type, objects)) != {dict}:
         return None
     keys = objects[0].keys()
-    if len(keys) != 2 or not all(map(keys.__eq__, map(dict.keys, objects))):
-        return None
+    if set(map(len, objects)) != {2}:
+        return None  # two keys each, and the two of the first object on every one (itemgetter below)
     id_key = next((k for k in _TSV_HEADER_IDS if k in keys), None)
     text_key = next((k for k in _TSV_HEADER_TEXTS if k in keys), None)
     if id_key is None or text_key is None:
         return None
-    ids = list(map(itemgetter(id_key), objects))
-    queries = list(map(itemgetter(text_key), objects))
+    try:
+        ids = list(map(itemgetter(id_key), objects))
+        queries = list(map(itemgetter(text_key), objects))
+    except KeyError:
+        return None
     if set(map(type, ids)) != {str} or set(map(type, queries)) != {str}:
         return None
     return ids, queries

@@ -164,13 +164,17 @@ def _per_query(scores: RunScores) -> dict[str, Mapping[str, float]]:
     Built at C speed: the topics' mappings in one pass, then only the distinct mappings (a million topics
     nobody judged share one) are looked at for their order."""
     measures = list(scores.measures)
-    ids = scores.query_ids
-    values = list(map(scores.per_query.__getitem__, ids))
+    ids, per_query = tuple(scores.query_ids), scores.per_query
+    if tuple(per_query) == ids:  # the scorer's own order: a copy, not a lookup per topic
+        out = dict(per_query)
+    else:
+        out = dict(zip(ids, map(per_query.__getitem__, ids), strict=True))
+    values = list(out.values())
     distinct = dict(zip(map(id, values), values, strict=True))
     reordered = {key: {m: v[m] for m in measures} for key, v in distinct.items() if list(v) != measures}
     if reordered:
-        values = [reordered.get(id(v), v) for v in values]
-    return dict(zip(ids, values, strict=True))
+        out = {q: reordered.get(id(v), v) for q, v in out.items()}
+    return out
 
 
 def scores_data(
