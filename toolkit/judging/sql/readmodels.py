@@ -274,8 +274,10 @@ class SQLReadQueries(ReadQueries):
 
     def stale_items(self) -> list[Item]:
         rows = self._rows(
-            "SELECT a.assessor, a.query_id, a.doc_id, a.position, a.overlap, a.gold FROM assignments a "
-            "JOIN pool_items p ON p.query_id = a.query_id AND p.doc_id = a.doc_id WHERE p.stale "
+            # the (few) stale pool items first, then who has each: SQLite joins in the order written after a
+            # CROSS JOIN, and the other order probed the pool once per assignment (0.4 s at 342,302 of them)
+            "SELECT a.assessor, a.query_id, a.doc_id, a.position, a.overlap, a.gold FROM pool_items p "
+            "CROSS JOIN assignments a WHERE p.stale AND a.query_id = p.query_id AND a.doc_id = p.doc_id "
             f"ORDER BY {self._by('a.assessor')}, a.position"
         )
         return [Item(a, q, d, pos, bool(o), bool(g), True) for a, q, d, pos, o, g in rows]
