@@ -227,10 +227,6 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
-#: The page cache of a connection, in KiB (SQLite's default is 2,000 KiB); memory is taken only as pages are read.
-CACHE_KIB = 65536
-
-
 def connect(path: Path, *, uri: str | None = None) -> sqlite3.Connection:
     """A connection with transactions under our control (``BEGIN IMMEDIATE`` … ``COMMIT``) and the busy timeout.
 
@@ -246,10 +242,10 @@ def connect(path: Path, *, uri: str | None = None) -> sqlite3.Connection:
         )
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         # The read models (``toolkit.judging.sql.readmodels``) sort and group the whole log in one statement:
-        # their temporary b-trees stay in memory instead of a temporary file, and a larger page cache than
-        # the default 2 MB holds what they read at real size (342,302 events: 15 % less CPU, less waiting).
+        # their temporary b-trees stay in memory instead of a temporary file (342,302 events: about 10 % less
+        # CPU, and no waiting on the file). Not ``cache_size``: that pragma reads the file, which on a full disk
+        # fails before the read-only fallback can open it.
         conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     except sqlite3.Error as exc:
         raise sqlite_error(path, exc, "open the campaign") from None
     return conn
