@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, fields
+from functools import cache, cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 #: The query classes of docs/design.md §6 and their default measures (a topic set may override them).
 CLASS_MEASURES: dict[str, tuple[str, ...]] = {
@@ -280,3 +283,21 @@ def _require_mapping(value: object, what: str, shape: str, converter: str) -> No
             f"{what} needs a mapping {shape}, got {type(value).__name__}; convert DataFrames, ranx and "
             f"ir_measures objects with toolkit.formats.interop.{converter}() (evaluate() accepts them directly)"
         )
+
+
+_Record = TypeVar("_Record", bound="DataclassInstance")
+
+
+def fields_from(cls: type[_Record], source: object, **given: Any) -> _Record:
+    """A ``cls`` dataclass built from ``source``: each field is ``given``, else ``source``'s attribute of the
+    same name. One record made from another (a judgment from the log event that made it, trec_eval's settings
+    from its options) then names only what differs, and a field added to both is carried without an edit."""
+    return cls(
+        **{name: given[name] if name in given else getattr(source, name) for name in _field_names(cls)}
+    )
+
+
+@cache
+def _field_names(cls: type[DataclassInstance]) -> tuple[str, ...]:
+    """Asked once per class: ``fields_from`` runs once per judgment when a log is replayed."""
+    return tuple(f.name for f in fields(cls))

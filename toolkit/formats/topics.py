@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -50,7 +49,7 @@ from typing import Any
 
 from toolkit.errors import FormatError
 from toolkit.formats.numbers import NumberError, parse_grade
-from toolkit.formats.structured import loads_json, loads_toml
+from toolkit.formats.structured import json_line_object, loads_toml
 from toolkit.formats.textfile import decode_text, iter_text_lines, read_bytes
 from toolkit.model import (
     CLASS_MEASURES,
@@ -319,21 +318,17 @@ def _tsv_plain(path: str | Path, number: int, line: str) -> Spec:
     return number, {"id": parts[0].strip(), "query": "\t".join(parts[1:]).strip()}
 
 
+#: what a line of a JSON Lines topic file holds (``ir_datasets export … queries --format jsonl`` writes it)
+_EXPECTED_JSONL = 'one topic object per line, like {"id": "q1", "query": "…"}'
+
+
 def _jsonl_specs(path: str | Path, lines: Iterable[tuple[int, str]]) -> Iterable[Spec]:
     """One object a line; ``ir_datasets export DATASET queries --format jsonl`` output reads as is."""
     for number, line in lines:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        try:
-            obj = loads_json(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(
-                path, number, f"invalid JSON ({exc.msg}); expected one topic object per line"
-            ) from None
-        if not isinstance(obj, dict):
-            raise FormatError(path, number, 'expected a JSON object like {"id": "q1", "query": "…"}')
-        yield number, topic_spec(obj)
+        yield number, topic_spec(json_line_object(path, number, line, _EXPECTED_JSONL))
 
 
 # --------------------------------------------------------------------------- validation
