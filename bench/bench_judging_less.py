@@ -53,7 +53,8 @@ sys.path.insert(0, str(ROOT))
 
 from toolkit.formats import read_qrels, read_run, read_topics  # noqa: E402
 from toolkit.model import Qrels, Run, SampledQrels, Topic, TopicSet  # noqa: E402
-from toolkit.pooling.bandit import maxmean_pool, maxmean_walk  # noqa: E402
+from toolkit.pooling.adaptive import maxmean_pool  # noqa: E402
+from toolkit.pooling.bandit import maxmean_walk  # noqa: E402
 from toolkit.pooling.depth import depth_pool  # noqa: E402
 from toolkit.pooling.sampling import Stratum, sample_pool, strata_for_budget  # noqa: E402
 from toolkit.scoring.evaluate import evaluate_many  # noqa: E402

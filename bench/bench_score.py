@@ -13,8 +13,13 @@ With ``--trec-eval`` also trec_eval 10 built from source (``-m recip_rank -m P.1
 call ``score`` in loops, so start-up is the cost) is
 ``bench_score.py --topics 50 --docs 10 --repeat 21 --no-ranx --no-ir-measures --trec-eval``.
 
+Before timing, the toolkit's modules are compiled to bytecode (``compileall``), as pip compiles a wheel it
+installs: an editable checkout run with ``PYTHONDONTWRITEBYTECODE=1`` (as on the shared machine) would
+otherwise compile every toolkit module on every start, which no installed copy does. ``--no-compile`` skips it.
+
 Usage: ``.venv/bin/python bench/bench_score.py [--topics 6980] [--docs 1000] [--repeat 3] [--no-ranx]
-[--no-ir-measures] [--trec-eval]``. The machine is shared: other processes on the same cores change the
+[--no-ir-measures] [--trec-eval] [--drop-in] [--no-compile]``. ``--drop-in`` also times ``trec-toolkit
+trec_eval`` with trec_eval's measure options. The machine is shared: other processes on the same cores change the
 absolute numbers more than the ratios; the load average is printed with the table.
 """
 
@@ -94,15 +99,29 @@ def generate(folder: Path, topics: int, docs: int, seed: int = 42) -> tuple[Path
     return run_path, qrels_path
 
 
-def run_measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of ``argv``, run under a tiny wrapper that reads its children's
-    ``ru_maxrss`` (the largest single process among the tool and any processes it forked)."""
+def compile_toolkit(python: str) -> None:
+    """Byte-compile the toolkit package the console script imports, as pip does on install (see the docstring)."""
+    where = subprocess.run(
+        [python, "-c", "import os, toolkit; print(os.path.dirname(toolkit.__file__))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    subprocess.run([python, "-m", "compileall", "-q", where], check=True, stdout=subprocess.DEVNULL)
+    print(f"compiled {where} to bytecode")
+
+
+def run_measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of ``argv``, run under a tiny wrapper that
+    reads its children's ``rusage`` (peak: the largest single process among the tool and any it forked; CPU:
+    theirs in all). CPU time moves less than wall time when other jobs share the cores."""
     wrapper = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
         "p = subprocess.run(sys.argv[1:])\n"
         "dt = time.perf_counter() - t\n"
-        "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, p.returncode, file=sys.stderr)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(dt, u.ru_maxrss / 1024, u.ru_utime + u.ru_stime, p.returncode, file=sys.stderr)\n"
         "sys.exit(p.returncode)\n"
     )
     proc = subprocess.run(
@@ -111,8 +130,8 @@ def run_measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[fl
     last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
     if proc.returncode != 0:
         raise SystemExit(f"{argv[:4]} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    seconds, rss, _ = last.split()
-    return float(seconds), float(rss)
+    seconds, rss, cpu, _ = last.split()
+    return float(seconds), float(rss), float(cpu)
 
 
 def main() -> None:
@@ -125,9 +144,15 @@ def main() -> None:
     )
     parser.add_argument("--no-ir-measures", action="store_true")
     parser.add_argument("--trec-eval", action="store_true", help="also trec_eval 10, built from source")
+    parser.add_argument("--drop-in", action="store_true", help="also `trec-toolkit trec_eval` (the drop-in)")
+    parser.add_argument(
+        "--no-compile", action="store_true", help="do not compile the toolkit's modules to bytecode first"
+    )
     args = parser.parse_args()
     python = sys.executable
     toolkit = str(Path(python).with_name("trec-toolkit"))
+    if not args.no_compile:
+        compile_toolkit(python)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         t0 = time.perf_counter()
@@ -158,12 +183,17 @@ def main() -> None:
                 None,
             ),
         }
+        te_measures = ["-m", "recip_rank", "-m", "P.1,5", "-m", "ndcg_cut.10", "-m", "Rprec", "-m", "map"]
+        if args.drop_in:
+            tools["trec-toolkit trec_eval"] = (
+                [toolkit, "trec_eval", "-q", *te_measures, str(qrels_path), str(run_path)],
+                None,
+            )
         if args.trec_eval:
             from bench_trec_eval_speed import trec_eval_binary  # builds it as the tests' fixture does
 
             binary = str(trec_eval_binary())
-            measures = ["-m", "recip_rank", "-m", "P.1,5", "-m", "ndcg_cut.10", "-m", "Rprec", "-m", "map"]
-            tools["trec_eval 10"] = ([binary, *measures, str(qrels_path), str(run_path)], None)
+            tools["trec_eval 10"] = ([binary, "-q", *te_measures, str(qrels_path), str(run_path)], None)
         if not args.no_ir_measures:
             tools["ir_measures"] = (
                 [python, str(folder / "bench_ir_measures.py"), *files, str(folder / "irm.json")],
@@ -175,26 +205,36 @@ def main() -> None:
         # changes over the minutes a benchmark takes then hits every tool alike.
         times: dict[str, list[float]] = {name: [] for name in tools}
         peaks: dict[str, list[float]] = {name: [] for name in tools}
+        cpus: dict[str, list[float]] = {name: [] for name in tools}
+        load_before = os.getloadavg()
         for rep in range(args.repeat):
             for name, (argv, env) in tools.items():
                 if name == "ranx" and rep > 0:
                     continue
-                seconds, rss = run_measured(argv, env)
+                seconds, rss, cpu = run_measured(argv, env)
                 times[name].append(seconds)
                 peaks[name].append(rss)
-                print(f"  {name}: {seconds:.2f} s, {rss:.0f} MB", flush=True)
-        rows = {name: (statistics.median(times[name]), max(peaks[name]), times[name]) for name in tools}
+                cpus[name].append(cpu)
+                print(f"  {name}: {seconds:.2f} s, {rss:.0f} MB, {cpu:.2f} s CPU", flush=True)
         check(folder, args.topics)
-        base = rows["pytrec_eval"][0]
+        wall = {name: statistics.median(times[name]) for name in tools}
+        cpu_median = {name: statistics.median(cpus[name]) for name in tools}
         print(
-            f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.topics} topics x {args.docs} docs"
+            f"\nload average {' '.join(f'{x:.2f}' for x in load_before)} before, "
+            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} after; {args.topics} topics x {args.docs} docs"
         )
-        print("| tool | median time (s) | runs (s) | peak RSS (MB) | time / pytrec_eval |")
-        print("|---|---:|---|---:|---:|")
-        digits = 3 if min(median for median, _, _ in rows.values()) < 0.1 else 2
-        for name, (median, peak, times) in rows.items():
-            runs = ", ".join(f"{t:.{digits}f}" for t in times)
-            print(f"| {name} | {median:.{digits}f} | {runs} | {peak:.0f} | {median / base:.2f} |")
+        print(
+            "| tool | median time (s) | runs (s) | peak RSS (MB) | median CPU (s) | time / pytrec_eval "
+            "| CPU / pytrec_eval |"
+        )
+        print("|---|---:|---|---:|---:|---:|---:|")
+        digits = 3 if min(wall.values()) < 0.1 else 2
+        for name in tools:
+            runs = ", ".join(f"{t:.{digits}f}" for t in times[name])
+            print(
+                f"| {name} | {wall[name]:.{digits}f} | {runs} | {max(peaks[name]):.0f} | {cpu_median[name]:.{digits}f} "
+                f"| {wall[name] / wall['pytrec_eval']:.2f} | {cpu_median[name] / cpu_median['pytrec_eval']:.2f} |"
+            )
 
 
 PYTREC_NAMES = {

@@ -236,10 +236,12 @@ def test_help_has_examples() -> None:
 
 #: What ``score`` on small files has no need of: the statistics package, the system runners (HTTP, SSL), pooling,
 #: judging, agreement and the TUI, the scientific libraries around them, and the TOML parser and package metadata
-#: (only TOML topics and ``--format json`` need those), and pyarrow: files this small are read line by line
-#: (``toolkit.formats.limits.SMALL_FILE``). numpy is not listed: the measure table's kernels are numpy's.
+#: (only TOML topics and ``--format json`` need those); pyarrow, since files this small are read line by line
+#: (``toolkit.formats.limits.SMALL_FILE``), and numpy, since so few results are scored by the measure table's
+#: reference ports on plain lists (``toolkit.scoring.kernels.ListBatch``), not by its numpy kernels.
 UNNEEDED_BY_SCORE = (
     "pyarrow",
+    "numpy",
     "toolkit.stats",
     "toolkit.systems",
     "toolkit.pooling",
@@ -285,27 +287,77 @@ def _imported_by_console_script(*args: str, cwd: Path) -> tuple[subprocess.Compl
     return proc, modules
 
 
-@pytest.mark.parametrize("with_topics", [False, True])
-def test_score_on_small_files_imports_only_what_it_needs(tmp_path: Path, with_topics: bool) -> None:
-    """People call ``score`` in loops; a 50-topic × 10-doc run must not pay for the
-    statistics package, the system runners or any other library its work does not use."""
+def _small_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A 50-topic × 10-doc run and its qrels: one relevant doc a topic, at rank 10 - q % 10."""
     run = tmp_path / "s.run"
     run.write_text("".join(f"q{q} Q0 d{d} {d} {10 - d} s\n" for q in range(50) for d in range(10)))
     qrels = tmp_path / "s.qrels"
     qrels.write_text("".join(f"q{q} 0 d{q % 10} 1\n" for q in range(50)))
-    args = ["score", str(run), "--qrels", str(qrels)]
+    return run, qrels
+
+
+def _unneeded(modules: set[str], unneeded: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in unneeded))
+
+
+@pytest.mark.parametrize(
+    ("with_topics", "fmt"),
+    [(False, "table"), (True, "table"), (False, "trec"), (False, "csv"), (False, "md"), (False, "html")],
+)
+def test_score_on_small_files_imports_only_what_it_needs(tmp_path: Path, with_topics: bool, fmt: str) -> None:
+    """People call ``score`` in loops; a 50-topic × 10-doc run must not pay for numpy, pyarrow, the
+    statistics package, the system runners or any other library its work does not use."""
+    run, qrels = _small_files(tmp_path)
+    args = ["score", str(run), "--qrels", str(qrels), "--per-query", "--format", fmt]
     if with_topics:
         (tmp_path / "t.tsv").write_text("".join(f"q{q}\tquery {q}\n" for q in range(50)))
         args += ["--topics", str(tmp_path / "t.tsv")]
     proc, modules = _imported_by_console_script(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines()[1].split()[:4] == ["s", "all", "50", "0"]
-    loaded = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in UNNEEDED_BY_SCORE))
-    assert loaded == []
+    if fmt == "table":
+        assert proc.stdout.splitlines()[1].split()[:4] == ["s", "all", "50", "0"]
+    if fmt == "trec":  # AP of q7: its one relevant doc d7 is ranked 8th (scores 10 - d, no ties), 1/8
+        assert "map                   \tq7\t0.1250" in proc.stdout
+    assert _unneeded(modules, UNNEEDED_BY_SCORE) == []
+
+
+def test_trec_eval_drop_in_on_small_files_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """The drop-in on small files: the reference loop reads and scores them, without numpy or pyarrow."""
+    run, qrels = _small_files(tmp_path)
+    script = Path(sys.executable).with_name("trec-toolkit")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            str(script),
+            "trec_eval",
+            "-q",
+            "-m",
+            "all_trec",
+            str(qrels),
+            str(run),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "imported package" not in line
+    }
+    assert "toolkit.treceval.evaluate" in modules  # the probe saw the command at work
+    # q7's relevant doc d7 is ranked 8th (scores 10 - d, no ties): 1/8
+    assert "recip_rank            \tq7\t0.1250" in proc.stdout
+    assert _unneeded(modules, UNNEEDED_BY_SCORE) == []
 
 
 def test_score_json_records_versions(tmp_path: Path) -> None:
-    """The one format that records library versions reads package metadata (and nothing more is needed)."""
+    """The one format that records library versions reads them from the installed distributions' folder names,
+    the versions ``importlib.metadata`` gives, without importing it (nor numpy, pyarrow …)."""
     run = tmp_path / "s.run"
     run.write_text("q1 Q0 d1 1 1 s\n")
     qrels = tmp_path / "s.qrels"
@@ -314,9 +366,24 @@ def test_score_json_records_versions(tmp_path: Path) -> None:
         "score", str(run), "--qrels", str(qrels), "--format", "json", cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "importlib.metadata" in modules
     from importlib import metadata
 
+    from toolkit.formats.manifest import _VERSIONED
+
     versions = json.loads(proc.stdout)["versions"]
-    assert versions["ir-measures"] == metadata.version("ir-measures")
-    assert "toolkit.stats" not in modules and "toolkit.systems" not in modules
+    assert {d: versions.get(d) for d in _VERSIONED} == {d: metadata.version(d) for d in _VERSIONED}
+    assert _unneeded(modules, UNNEEDED_BY_SCORE) == []
+
+
+def test_versions_not_found_by_folder_name_come_from_importlib_metadata(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from importlib import metadata
+
+    from toolkit.formats import manifest
+
+    monkeypatch.setattr(manifest, "_dist_info_versions", lambda names: {})
+    got = manifest.versions(extra=("click", "no-such-distribution-here"))
+    assert got["click"] == metadata.version("click")
+    assert got["ir-measures"] == metadata.version("ir-measures")
+    assert "no-such-distribution-here" not in got

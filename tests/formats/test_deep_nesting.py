@@ -45,7 +45,8 @@ CASES = {
         "topics.jsonl",
         '{"id": "q0", "query": "fine"}\n{"id": "q1", "query": ' + DEEP + "}\n",
         ["score", "r.run", "--qrels", "q.qrels", "--topics", "topics.jsonl"],
-        f"Error: topics.jsonl:2: invalid JSON ({MESSAGE}); expected one topic object per line\n",
+        f"Error: topics.jsonl:2: invalid JSON ({MESSAGE}); expected one topic object per line, like "
+        '{"id": "q1", "query": "…"}\n',
     ),
     "TOML topics": (
         "topics.toml",
@@ -57,14 +58,15 @@ CASES = {
         "j.jsonl",
         '{"assessor": "a", "query_id": "q1", "doc_id": "d1", "grade": ' + DEEP + "}\n",
         ["agree", "j.jsonl"],
-        f"Error: j.jsonl:1: not valid JSON ({MESSAGE}); expected one JSON object per line with assessor, "
+        f"Error: j.jsonl:1: invalid JSON ({MESSAGE}); expected one JSON object per line with assessor, "
         "query_id, doc_id and grade\n",
     ),
     "JSONL corpus": (
         "docs.jsonl",
         '{"doc_id": "d1", "text": ' + DEEP + "}\n",
         ["pool", "r.run", "--topics", "t.tsv", "--docs", "docs.jsonl", "-o", "c.sqlite"],
-        f"Error: docs.jsonl:1: invalid JSON ({MESSAGE})\n",
+        f"Error: docs.jsonl:1: invalid JSON ({MESSAGE}); expected one document object per line, like "
+        '{"doc_id": "d1", "text": "…"}\n',
     ),
     "a run's manifest": (
         "r.run.json",

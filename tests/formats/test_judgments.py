@@ -155,9 +155,9 @@ def test_jsonl_rows_by_suffix_or_content(tmp_path: Path) -> None:
 
 
 JSONL_ERRORS = [
-    ('{"assessor": "a"\n', "not valid JSON (Expecting ',' delimiter); expected one JSON object per line with "
+    ('{"assessor": "a"\n', "invalid JSON (Expecting ',' delimiter); expected one JSON object per line with "
      "assessor, query_id, doc_id and grade"),
-    ("[1, 2]\n", "expected a JSON object, found [1, 2]"),
+    ("[1, 2]\n", "expected one JSON object per line with assessor, query_id, doc_id and grade, found [1, 2]"),
     ('{"query_id": "q1", "doc_id": "d1", "grade": 1}\n', "empty assessor (field 1); fill it in or delete the line"),
     ('{"assessor": "a", "query_id": 1, "doc_id": "d1", "grade": 1}\n',
      "empty query_id (field 2); fill it in or delete the line"),

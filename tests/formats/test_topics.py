@@ -124,7 +124,11 @@ def test_all_bad_regexes_reported_at_once(tmp_path: Path) -> None:
     [
         ("x.tsv", "q1 no tab here\n", ":1: expected query_id<TAB>text"),
         ("x.jsonl", '{"id": "a", "query": "x"}\n{broken\n', ":2: invalid JSON ("),
-        ("x.jsonl", '["a"]\n', ':1: expected a JSON object like {"id": "q1", "query": "…"}'),
+        (
+            "x.jsonl",
+            '["a"]\n',
+            ':1: expected one topic object per line, like {"id": "q1", "query": "…"}, found ["a"]',
+        ),
         ("x.txt", "no topics at all\n", ": no <top> … </top> blocks found"),
         ("x.toml", "[[topic]\n", ":1: invalid TOML"),
         ("x.toml", '[[topic]]\nid = "a"\n', ":1: topic 'a': missing query text"),

@@ -8,7 +8,8 @@ import pytest
 
 from toolkit.errors import UsageError
 from toolkit.model import Run
-from toolkit.pooling.bandit import maxmean_pool, maxmean_walk, posterior_mean, replay, split_budget
+from toolkit.pooling.adaptive import maxmean_pool
+from toolkit.pooling.bandit import maxmean_walk, posterior_mean, replay, split_budget
 
 
 def _run(name: str, ranking: dict[str, list[str]]) -> Run:

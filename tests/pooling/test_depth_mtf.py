@@ -6,8 +6,9 @@ import pytest
 
 from toolkit.errors import UsageError
 from toolkit.model import Run
+from toolkit.pooling.adaptive import mtf_pool
 from toolkit.pooling.depth import depth_pool
-from toolkit.pooling.mtf import mtf_order, mtf_pool
+from toolkit.pooling.mtf import mtf_order
 
 
 def run(name: str, results: dict[str, list[str]]) -> Run:

@@ -103,7 +103,11 @@ def test_jsonl_and_tsv_corpora(tmp_path: Path) -> None:
         ),
         ("c.jsonl", '{"doc_id": "a"}\n', "1: missing document text (one of text, body, contents)"),
         ("c.jsonl", '{"text": "x"}\n', "1: missing document id (one of doc_id, docno, id, _id)"),
-        ("c.jsonl", "[1]\n", "1: expected a JSON object per line"),
+        (
+            "c.jsonl",
+            "[1]\n",
+            '1: expected one document object per line, like {"doc_id": "d1", "text": "…"}, found [1]',
+        ),
         ("c.jsonl", "{oops\n", "1: invalid JSON"),
         ("c.tsv", "a\n", "1: expected doc_id<TAB>text or doc_id<TAB>title<TAB>text, found 1 columns"),
     ],

@@ -11,6 +11,7 @@ from scipy import stats
 
 from toolkit.model import Qrels, Run
 from toolkit.stats.correlation import (
+    CorrelationOptions,
     correlate,
     correlate_scores,
     kendall_tau,
@@ -102,7 +103,9 @@ def test_identical_scores_give_one_everywhere_and_no_swaps() -> None:
     rng = np.random.default_rng(3)
     runs = [f"r{k}" for k in range(6)]
     values = rng.random((20, 6))
-    result = correlate_scores(_scores(values, runs), _scores(values, runs), measure="AP", resamples=500)
+    result = correlate_scores(
+        _scores(values, runs), _scores(values, runs), measure="AP", options=CorrelationOptions(resamples=500)
+    )
     for c in result.coefficients:
         assert c.statistic == 1.0
         assert (c.low, c.high) == (1.0, 1.0)
@@ -119,7 +122,9 @@ def test_intervals_are_scipy_bca_over_topics() -> None:
     quality = np.linspace(0.2, 0.6, 7)
     a = np.clip(quality + rng.normal(0, 0.25, (30, 7)), 0, 1)
     b = np.clip(a + rng.normal(0, 0.15, (30, 7)), 0, 1)
-    result = correlate_scores(_scores(a, runs), _scores(b, runs), measure="AP", resamples=999, seed=5)
+    result = correlate_scores(
+        _scores(a, runs), _scores(b, runs), measure="AP", options=CorrelationOptions(resamples=999, seed=5)
+    )
 
     def statistic(idx: np.ndarray) -> float:
         idx = idx.astype(int)
@@ -155,7 +160,9 @@ def test_swapped_pairs_carry_the_paired_test_under_each_qrels() -> None:
     b = a.copy()
     b[:, 1] = 0.6
     b[0, 1] = 0.7  # y ahead of x under B by 0.1/12 on the mean
-    result = correlate_scores(_scores(a, runs), _scores(b, runs), measure="AP", resamples=200)
+    result = correlate_scores(
+        _scores(a, runs), _scores(b, runs), measure="AP", options=CorrelationOptions(resamples=200)
+    )
     (pair,) = result.swapped
     assert (pair.first, pair.second) == ("x", "y")
     assert pair.delta_a == pytest.approx(0.2)
@@ -173,7 +180,7 @@ def test_correlate_scores_runs_on_one_denominator() -> None:
     ]
     full = Qrels(judgments={"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}, name="full")
     half = Qrels(judgments={"q1": {"d1": 1, "d2": 0}}, name="half")
-    result = correlate(runs, full, half, measure="P@1", resamples=0)
+    result = correlate(runs, full, half, measure="P@1", options=CorrelationOptions(resamples=0))
     assert result.n == 2
     by_run = {s.run: s for s in result.runs}
     assert by_run["good"].score_a == 1.0 and by_run["good"].score_b == 0.5

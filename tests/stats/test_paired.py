@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from toolkit.errors import ToolkitError, ToolkitWarning
-from toolkit.stats.paired import paired_test
+from toolkit.stats.paired import PairedOptions, paired_test
 
 A = [1, 2, None, 3, 1, 4, None, 1, 2, 5]
 B = [1, 1, 2, 3, 2, 1, None, 1, 1, 4]
@@ -18,12 +18,13 @@ def rr(rank):
     return 0.0 if rank is None else 1 / rank
 
 
-def s1(**kw):
+def s1(margin=None, **options):
     return paired_test(
         {q: rr(r) for q, r in zip(IDS, A, strict=True)},
         {q: rr(r) for q, r in zip(IDS, B, strict=True)},
         measure="RR@10",
-        **kw,
+        margin=margin,
+        options=PairedOptions(**options),
     )
 
 
@@ -82,7 +83,10 @@ def test_bootstrap_ci_is_seeded_and_contains_the_mean():
 
     def run(seed):
         return paired_test(
-            dict(zip(ids, a, strict=True)), dict(zip(ids, b, strict=True)), measure="AP", seed=seed
+            dict(zip(ids, a, strict=True)),
+            dict(zip(ids, b, strict=True)),
+            measure="AP",
+            options=PairedOptions(seed=seed),
         )
 
     first, again = run(1), run(1)
@@ -215,7 +219,12 @@ def test_t_test_and_interval_match_scipy_ttest_rel_on_a_large_sample():
     a = rng.random(3000)
     b = np.clip(a + rng.normal(0.01, 0.2, 3000), 0, 1)
     ids = [f"q{i}" for i in range(3000)]
-    r = paired_test(dict(zip(ids, a, strict=True)), dict(zip(ids, b, strict=True)), measure="AP", bootstrap=0)
+    r = paired_test(
+        dict(zip(ids, a, strict=True)),
+        dict(zip(ids, b, strict=True)),
+        measure="AP",
+        options=PairedOptions(bootstrap=0),
+    )
     ref = stats.ttest_rel(b, a)
     ci = ref.confidence_interval(0.95)
     assert r.t.statistic == pytest.approx(ref.statistic, rel=1e-6)

@@ -14,7 +14,7 @@ import pytest
 from toolkit.scoring.measures import measure_object
 from toolkit.stats.families import verdict
 from toolkit.stats.grid import integer_diffs
-from toolkit.stats.paired import paired_test
+from toolkit.stats.paired import PairedOptions, paired_test
 from toolkit.stats.randomization import randomization_test
 
 # -- item 1: a constant non-zero difference has no spread ------------------------------------------------
@@ -26,7 +26,7 @@ def constant(n=12, test="t", margin=0.05):
         {q: 0.2 for q in ids},
         {q: 0.3 for q in ids},
         measure="P@10",
-        test=test,
+        options=PairedOptions(test=test),
         margin={"P@10": margin}["P@10"],
     )
 
@@ -118,7 +118,7 @@ def wilcoxon_example():
         dict(zip(ids, base, strict=False)),
         dict(zip(ids, cand, strict=False)),
         measure="P@10",
-        test="wilcoxon",
+        options=PairedOptions(test="wilcoxon"),
     )
 
 

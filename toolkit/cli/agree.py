@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import CAMPAIGN, emit, format_option, output_option, seed_option
+from toolkit.cli.options import CAMPAIGN, emit, report_options, resamples_option, seed_option
 from toolkit.errors import ToolkitError, UsageError
 
 
@@ -45,16 +45,10 @@ def parse_labels(text: str | None) -> list[int] | None:
     metavar="0,1,2,3",
     help="The full label set (default: the campaign's grade scale, else 0..max grade seen).",
 )
-@format_option("table", "md", "html", "json")
 @seed_option(42, "Seed of the topic bootstrap.")
-@click.option(
-    "--bootstrap",
-    type=click.IntRange(min=0),
-    default=2000,
-    help="Topic resamples for the bootstrap CI of kappa (0 = none).",
-)
+@resamples_option("--bootstrap", 2000, "Topic resamples for the bootstrap CI of kappa (0 = none).")
 @click.option("--include-gold", is_flag=True, help="Count judgments on gold items too (campaigns only).")
-@output_option
+@report_options()
 def command(
     source: str | Path,
     labels_text: str | None,

@@ -15,7 +15,7 @@ from toolkit.cli.options import (
 )
 
 
-@click.command(context_settings={"max_content_width": 100})
+@click.command()
 @file_option(
     "--config",
     "config_path",

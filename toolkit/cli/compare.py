@@ -12,9 +12,8 @@ from toolkit.cli.options import (
     emit,
     evaluation_options,
     evaluation_workspace,
-    format_option,
-    output_option,
     paired_test_option,
+    report_options,
     seed_option,
     topics_shown_option,
 )
@@ -39,7 +38,7 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     return margins
 
 
-@click.command(context_settings={"max_content_width": 100})
+@click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @evaluation_options(
     "Topic set: defines the topics counted, classes (per-class tables) and deprecation pairs (default: "
@@ -108,8 +107,7 @@ def parse_margins(values: tuple[str, ...]) -> dict[str, float]:
     ".jsonl/.tsv corpus or a folder (default: [docs] of toolkit.toml, when there is one).",
 )
 @topics_shown_option
-@format_option("table", "md", "json", "html", "latex", default="table")
-@output_option
+@report_options("table", "md", "json", "html", "latex")
 def command(
     runs: tuple[Path, ...],
     qrels_path: Path,

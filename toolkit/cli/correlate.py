@@ -9,9 +9,9 @@ import click
 from toolkit.cli.options import (
     emit,
     file_option,
-    format_option,
-    output_option,
     paired_test_option,
+    report_options,
+    resamples_option,
     seed_option,
     topics_option,
 )
@@ -35,14 +35,8 @@ from toolkit.cli.options import (
 @paired_test_option("The paired test of each swapped pair under each qrels.")
 @click.option("--alpha", type=float, default=0.05, help="Significance level of those tests.")
 @seed_option(42, "Seed of the bootstrap and of the tests.")
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=0),
-    default=10_000,
-    help="Topic-bootstrap resamples of the intervals (0: no intervals).",
-)
-@format_option("table", "md", "html", "json")
-@output_option
+@resamples_option("--resamples", 10_000, "Topic-bootstrap resamples of the intervals (0: no intervals).")
+@report_options()
 def command(
     runs: tuple[Path, ...],
     qrels_paths: tuple[Path, ...],
@@ -69,7 +63,7 @@ def command(
     from toolkit.formats import read_qrels, read_run, read_topics
     from toolkit.reports import render
     from toolkit.reports.correlation import correlation_document
-    from toolkit.stats.correlation import correlate
+    from toolkit.stats.correlation import CorrelationOptions, correlate
 
     if len(qrels_paths) != 2:
         raise UsageError(
@@ -88,10 +82,7 @@ def command(
         qrels_b,
         measure=measure or primary_measure(),
         topics=topics,
-        alpha=alpha,
-        test=test,
-        seed=seed,
-        resamples=resamples,
+        options=CorrelationOptions(alpha=alpha, test=test, seed=seed, resamples=resamples),
     )
     emit(render(correlation_document(result), fmt), output)
 

@@ -14,15 +14,14 @@ from toolkit.cli.options import (
     evaluation_options,
     evaluation_workspace,
     file_option,
-    format_option,
-    output_option,
+    report_options,
 )
 
 if TYPE_CHECKING:
     from toolkit.workspace import Workspace
 
 
-@click.command(context_settings={"max_content_width": 100})
+@click.command()
 @file_option(
     "--baseline",
     "baseline_path",
@@ -54,8 +53,7 @@ if TYPE_CHECKING:
 )
 @allow_pilot_option("Gate pilot runs too (refused by default); the report says PILOT.")
 @allow_failed_option("Gate even when a run's manifest records failed topics (they are still listed).")
-@format_option("table", "md", "html", "json", default="table")
-@output_option
+@report_options()
 def command(
     baseline_path: Path,
     candidate_path: Path,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import CAMPAIGN, emit, format_option, output_option
+from toolkit.cli.options import CAMPAIGN, emit, report_options
 
 
 @click.group()
@@ -27,8 +27,7 @@ def group() -> None:
     "--log", "full_log", is_flag=True, help="The full append-only log instead of current judgments."
 )
 @click.option("--include-gold", is_flag=True, help="Also the judgments of gold (quality-control) items.")
-@format_option("tsv", "csv", "jsonl", default="tsv")
-@output_option
+@report_options("tsv", "csv", "jsonl", default="tsv")
 def export_command(
     campaign: str | Path, full_log: bool, include_gold: bool, fmt: str, output: Path | None
 ) -> None:

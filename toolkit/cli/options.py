@@ -104,6 +104,30 @@ def format_option(*choices: str, default: str = "table") -> Callable[[F], F]:
     return decorate
 
 
+#: The formats every report command writes (``toolkit.reports.render``); a command may offer more.
+REPORT_FORMATS = ("table", "md", "html", "json")
+
+
+def report_options(*choices: str, default: str = "table") -> Callable[[F], F]:
+    """``--format`` (``choices``, else ``REPORT_FORMATS``) and ``-o/--output``: how and where a command writes
+    its report, the pair every report command takes."""
+
+    def decorate(func: F) -> F:
+        return format_option(*(choices or REPORT_FORMATS), default=default)(output_option(func))
+
+    return decorate
+
+
+def pool_depth_option(name: str, default: int | None, help_text: str) -> Callable[[F], F]:
+    """``name K``: how deep into each run a pool goes (depth-k), for ``pool``, ``plan`` and ``score --pool-bias``."""
+    return click.option(name, type=click.IntRange(min=1), default=default, help=help_text)
+
+
+def resamples_option(name: str, default: int, help_text: str) -> Callable[[F], F]:
+    """``name N``: how many topic-bootstrap resamples a command draws (0: none), recorded in its output."""
+    return click.option(name, type=click.IntRange(min=0), default=default, help=help_text)
+
+
 def say(text: str, *, err: bool = False, nl: bool = True) -> None:
     """Print a line for people that carries text from outside (doc ids, names, a check's output): its
     control characters made visible first (``toolkit.formats.text.visible``, the one rule for text shown)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.options import emit, file_option, format_option, output_option, topics_option
+from toolkit.cli.options import emit, file_option, pool_depth_option, report_options, topics_option
 
 
 @click.command()
@@ -45,14 +45,8 @@ from toolkit.cli.options import emit, file_option, format_option, output_option,
     default=None,
     help="Topics at hand for the detectable Δ [default: the pilot's].",
 )
-@click.option(
-    "--depth",
-    type=click.IntRange(min=1),
-    default=20,
-    help="Pool depth of the judging cost (depth-k, and the pool MaxMean searches).",
-)
-@format_option("table", "md", "html", "json")
-@output_option
+@pool_depth_option("--depth", 20, "Pool depth of the judging cost (depth-k, and the pool MaxMean searches).")
+@report_options()
 def command(
     runs: tuple[Path, ...],
     qrels_path: Path | None,

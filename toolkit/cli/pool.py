@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import CAMPAIGN, docs_source_option, say, seed_option
+from toolkit.cli.options import CAMPAIGN, docs_source_option, pool_depth_option, say, seed_option
 
 if TYPE_CHECKING:
     from toolkit.pooling.rounds import RoundResult
@@ -22,12 +22,7 @@ if TYPE_CHECKING:
     default=None,
     help="Topic set (default: [workspace] topics in toolkit.toml).",
 )
-@click.option(
-    "--depth",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Pool depth per run [default: 10 for depth; no cap for mtf].",
-)
+@pool_depth_option("--depth", None, "Pool depth per run [default: 10 for depth; no cap for mtf].")
 @click.option(
     "--strategy",
     type=click.Choice(["depth", "mtf", "maxmean", "sample"]),

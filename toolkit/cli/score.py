@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.options import emit, evaluation_options, evaluation_workspace, format_option, output_option
+from toolkit.cli.options import (
+    emit,
+    evaluation_options,
+    evaluation_workspace,
+    pool_depth_option,
+    report_options,
+)
 
 if TYPE_CHECKING:
     from toolkit.model import TopicSet
@@ -39,20 +45,14 @@ if TYPE_CHECKING:
     help="With human qrels and 2+ runs: leave-one-run-out pool-bias check (each run scored again without "
     "the judged docs only it contributed to the depth-k pool; k = --pool-depth). Not with csv, tsv, trec.",
 )
-@click.option(
-    "--pool-depth",
-    type=click.IntRange(min=1),
-    default=10,
-    help="Pool depth for --pool-bias.",
-)
+@pool_depth_option("--pool-depth", 10, "Pool depth for --pool-bias.")
 @click.option(
     "--strict",
     is_flag=True,
     help="Refuse run lines with text after column 6 (trec_eval ignores it; by default so does score, with "
     "one warning counting the lines).",
 )
-@format_option("table", "md", "html", "json", "csv", "tsv", "trec")
-@output_option
+@report_options("table", "md", "html", "json", "csv", "tsv", "trec")
 def command(
     runs: tuple[Path, ...],
     qrels_path: Path,

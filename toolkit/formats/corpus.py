@@ -20,14 +20,13 @@ per-document command's JSON output):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from toolkit.errors import FormatError
 from toolkit.formats.limits import InputLimits
-from toolkit.formats.structured import loads_json
+from toolkit.formats.structured import json_line_object
 from toolkit.formats.textfile import iter_data_lines
 
 ID_KEYS = ("doc_id", "docno", "id", "_id")
@@ -50,6 +49,10 @@ class DocRecord(NamedTuple):
     format: str | None = None
     version: str | None = None
     error: str | None = None
+
+
+#: what a line of a JSON Lines corpus holds
+_EXPECTED_JSONL = 'one document object per line, like {"doc_id": "d1", "text": "…"}'
 
 
 def is_jsonl(path: str | Path) -> bool:
@@ -115,7 +118,7 @@ def iter_corpus(path: str | Path, wanted: Collection[str] | None = None) -> Iter
     seen: set[str] = set()
     for number, line in iter_lines(path):
         if jsonl:
-            data = _jsonl_object(path, number, line)
+            data = json_line_object(path, number, line, _EXPECTED_JSONL)
             doc_id = doc_id_of(data)
             if doc_id is None:
                 raise FormatError(path, number, f"missing document id (one of {', '.join(ID_KEYS)})")
@@ -133,16 +136,6 @@ def iter_corpus(path: str | Path, wanted: Collection[str] | None = None) -> Iter
         else:
             record = _tsv_record(path, number, line)
         yield number, record
-
-
-def _jsonl_object(path: str | Path, number: int, line: str) -> dict[str, Any]:
-    try:
-        data = loads_json(line)
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, number, f"invalid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise FormatError(path, number, "expected a JSON object per line")
-    return data
 
 
 def _tsv_record(path: str | Path, number: int, line: str) -> DocRecord:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.errors import FormatError
 from toolkit.formats.names import assessor_problem
 from toolkit.formats.numbers import NumberError, NumberRangeError, grade_hint, parse_grade
-from toolkit.formats.structured import loads_json
+from toolkit.formats.structured import json_line_object
 from toolkit.formats.textfile import iter_data_lines, iter_text_lines, split_lines
 
 if TYPE_CHECKING:
@@ -354,15 +354,7 @@ def _jsonl_rows(path: str | Path, lines: Lines) -> Iterator[tuple[JudgmentRow, s
     for number, line in lines:
         if not line.strip():
             continue
-        try:
-            record = loads_json(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(
-                path, number, f"not valid JSON ({exc.msg}); expected {EXPECTED_JSONL}"
-            ) from None
-        if not isinstance(record, dict):
-            raise FormatError(path, number, f"expected a JSON object, found {json.dumps(record)}")
-        yield _record_row(path, number, record)
+        yield _record_row(path, number, json_line_object(path, number, line, EXPECTED_JSONL))
 
 
 def _record_row(path: str | Path, number: int, record: dict[str, Any]) -> tuple[JudgmentRow, str]:

@@ -12,7 +12,10 @@ parser's own error class — ``json.JSONDecodeError`` or ``tomllib.TOMLDecodeErr
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from toolkit.errors import FormatError
 
 #: Nesting beyond which the parse error points (the parsers themselves stop near Python's recursion limit).
 DEPTH = 100
@@ -25,6 +28,20 @@ def loads_json(text: str) -> Any:
         return json.loads(text)
     except RecursionError:
         raise json.JSONDecodeError(TOO_DEEP, text, deep_position(text)) from None
+
+
+def json_line_object(path: str | Path, number: int, line: str, expected: str) -> dict[str, Any]:
+    """Line ``number`` of a JSON Lines file, which must hold ``expected`` (a JSON object, described for the
+    user): every JSON Lines reader (topics, judgments, a corpus) refuses a bad line in these same words."""
+    try:
+        value = loads_json(line)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, number, f"invalid JSON ({exc.msg}); expected {expected}") from None
+    if not isinstance(value, dict):
+        shown = json.dumps(value, ensure_ascii=False)
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        raise FormatError(path, number, f"expected {expected}, found {shown}")
+    return value
 
 
 def loads_toml(text: str) -> dict[str, Any]:

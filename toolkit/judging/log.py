@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toolkit.judging.records import Judgment, LogEvent
+from toolkit.model import fields_from
 
 Key = tuple[str, str, str]  # (assessor, query_id, doc_id)
 
@@ -48,18 +49,7 @@ def derive_current(events: Iterable[LogEvent]) -> dict[Key, Judgment]:
         later_note = notes.get(key)
         if later_note is not None and (note is None or later_note.event_id > top.event_id):
             note = later_note.note
-        current[key] = Judgment(
-            assessor=top.assessor,
-            query_id=top.query_id,
-            doc_id=top.doc_id,
-            grade=top.grade,
-            action=top.action,
-            note=note,
-            time=top.time,
-            duration_ms=top.duration_ms,
-            event_id=top.event_id,
-            content_hash=top.content_hash,
-        )
+        current[key] = fields_from(Judgment, top, note=note)
     return current
 
 

@@ -41,6 +41,7 @@ from toolkit.judging import log as judgment_log
 from toolkit.judging.journal import Entry, Journal
 from toolkit.judging.records import DECISIONS, Judgment, LogEvent, now_iso
 from toolkit.judging.store import NO_DECISION, BusyError, CampaignStore, ConflictError
+from toolkit.model import fields_from
 
 #: Provisional event ids start here: above any id a store will hand out, so a queued event sorts last.
 PROVISIONAL = 1 << 62
@@ -457,17 +458,4 @@ class LocalLog:
 
 def event_of(j: Judgment) -> LogEvent:
     """A decision in force as the log event that made it (what a conflict tells about the other window's)."""
-    return LogEvent(
-        event_id=j.event_id,
-        time=j.time,
-        assessor=j.assessor,
-        query_id=j.query_id,
-        doc_id=j.doc_id,
-        action=j.action,
-        grade=j.grade,
-        note=j.note,
-        duration_ms=j.duration_ms,
-        position=None,
-        content_hash=j.content_hash,
-        undoes=None,
-    )
+    return fields_from(LogEvent, j, position=None, undoes=None)

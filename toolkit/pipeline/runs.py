@@ -13,6 +13,7 @@ both:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -201,10 +202,8 @@ def make_run(
         system,
         topics,
         output=output or run_path(ws, system.name),
-        depth=settings.depth,
-        workers=settings.workers,
-        timeout=settings.timeout,
-        retries=settings.retries,
+        # depth, workers, timeout, retries: the resolved settings are run_system's keywords of those names
+        **dataclasses.asdict(settings),
         resume=resume,
         progress=progress,
         run_tag=run_tag,

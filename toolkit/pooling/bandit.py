@@ -36,12 +36,11 @@ replay differs from its record was not built by this order (a test holds every p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolkit.errors import UsageError
 from toolkit.model import Run
-from toolkit.pooling.pool import Pool, Source, provenance, run_names, topic_order
 
 #: The paper's prior: Beta(1, 1), uniform.
 PRIOR_RELEVANT = 1.0
@@ -128,41 +127,6 @@ def maxmean_walk(
     return walk
 
 
-def maxmean_pool(
-    runs: Sequence[Run],
-    *,
-    budget: int,
-    depth: int | None = None,
-    topics: Iterable[str] | None = None,
-    known: Mapping[tuple[str, str], bool | None] | None = None,
-    budgets: Mapping[str, int] | None = None,
-) -> Pool:
-    """Pool by MaxMean with ``budget`` new documents per topic (``budgets`` overrides it per topic, e.g. a
-    total split by ``split_budget``); every visited doc is in the pool and every step in ``Pool.steps``."""
-    if budget < 1:
-        raise UsageError(f"--budget must be at least 1, got {budget}")
-    if depth is not None and depth < 1:
-        raise UsageError(f"--depth must be at least 1, got {depth}")
-    names = run_names(runs)
-    by_topic: dict[str, dict[str, bool | None]] = {}
-    for (q, d), rel in (known or {}).items():
-        by_topic.setdefault(q, {})[d] = rel
-    entries: dict[str, dict[str, tuple[Source, ...]]] = {}
-    steps: list[Step] = []
-    for query_id in topic_order(runs, topics):
-        rankings = [run.ranking(query_id)[:depth] if depth else run.ranking(query_id) for run in runs]
-        mine = budget if budgets is None else budgets.get(query_id, 0)
-        walk = maxmean_walk(rankings, budget=mine, known=by_topic.get(query_id, {})) if mine > 0 else []
-        entries[query_id] = {doc: provenance(runs, query_id, doc, depth=depth) for doc, *_ in walk}
-        steps.extend(
-            Step(query_id, k, names[arm], rank, doc, cost, state)
-            for k, (doc, arm, rank, cost, state) in enumerate(walk, start=1)
-        )
-    return Pool(
-        entries=entries, strategy="maxmean", runs=names, depth=depth, budget=budget, steps=tuple(steps)
-    )
-
-
 def replay(runs: Sequence[Run], steps: Sequence[Step], *, depth: int | None, budget: int) -> tuple[Step, ...]:
     """Walk again from what the recorded ``steps`` knew (module docstring): the result equals ``steps`` when
     they were made by ``maxmean_pool`` over ``runs`` with this ``depth`` and ``budget``."""
@@ -172,6 +136,8 @@ def replay(runs: Sequence[Run], steps: Sequence[Step], *, depth: int | None, bud
         if s.cost == 0:
             known[(s.query_id, s.doc_id)] = s.known
         budgets[s.query_id] = budgets.get(s.query_id, 0) + s.cost
+    from toolkit.pooling.adaptive import maxmean_pool  # it walks by this module's maxmean_walk
+
     topics = list(dict.fromkeys(s.query_id for s in steps))
     rebuilt = maxmean_pool(runs, budget=budget, depth=depth, topics=topics, known=known, budgets=budgets)
     return rebuilt.steps

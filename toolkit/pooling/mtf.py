@@ -23,11 +23,7 @@ deep the walk goes in each run. Docs pending from an earlier round (pooled, not 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-
-from toolkit.errors import UsageError
-from toolkit.model import Run
-from toolkit.pooling.pool import Pool, Source, provenance, run_names, topic_order
+from collections.abc import Mapping, Sequence
 
 
 def mtf_order(
@@ -76,35 +72,3 @@ def _advance(ranking: Sequence[str], cursor: list[int], i: int, visited: set[str
     while cursor[i] < len(ranking) and ranking[cursor[i]] in visited:
         cursor[i] += 1
     return cursor[i] < len(ranking)
-
-
-def mtf_pool(
-    runs: Sequence[Run],
-    *,
-    budget: int,
-    depth: int | None = None,
-    topics: Iterable[str] | None = None,
-    known: Mapping[tuple[str, str], bool | None] | None = None,
-    budgets: Mapping[str, int] | None = None,
-) -> Pool:
-    """Pool by move-to-front with ``budget`` new documents per topic (``budgets`` overrides it per topic, e.g.
-    a total split by ``toolkit.pooling.bandit.split_budget``; see the module docstring).
-
-    Every visited doc is in the pool (the known ones too, so provenance covers them); each carries every
-    (run, rank) that has it within ``depth`` (anywhere when None).
-    """
-    if budget < 1:
-        raise UsageError(f"--budget must be at least 1, got {budget}")
-    if depth is not None and depth < 1:
-        raise UsageError(f"--depth must be at least 1, got {depth}")
-    names = run_names(runs)
-    by_topic: dict[str, dict[str, bool | None]] = {}
-    for (q, d), rel in (known or {}).items():
-        by_topic.setdefault(q, {})[d] = rel
-    entries: dict[str, dict[str, tuple[Source, ...]]] = {}
-    for query_id in topic_order(runs, topics):
-        rankings = [run.ranking(query_id) if depth is None else run.ranking(query_id)[:depth] for run in runs]
-        mine = budget if budgets is None else budgets.get(query_id, 0)
-        walk = mtf_order(rankings, budget=mine, known=by_topic.get(query_id, {})) if mine > 0 else []
-        entries[query_id] = {doc: provenance(runs, query_id, doc, depth=depth) for doc, _ in walk}
-    return Pool(entries=entries, strategy="mtf", runs=names, depth=depth, budget=budget)

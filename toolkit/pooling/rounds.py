@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Concatenate, ParamSpec
 
 from toolkit.errors import StoreError, ToolkitWarning, UsageError
 from toolkit.judging.assign import AssignPolicy, AssignResult, assign_new_items, recorded_policy
@@ -30,16 +31,18 @@ from toolkit.judging.progress import pool_status
 from toolkit.judging.records import CampaignTopic, Document, Inclusion, OrderStep
 from toolkit.judging.store import CampaignExistsError, CampaignStore, MissingCampaignError
 from toolkit.model import DEFAULT_GRADES, Qrels, Run, TopicSet
-from toolkit.pooling.bandit import maxmean_pool, split_budget
+from toolkit.pooling.adaptive import adaptive_pool
+from toolkit.pooling.bandit import split_budget
 from toolkit.pooling.depth import depth_pool
 from toolkit.pooling.docsource import DocSource, fetch_documents
-from toolkit.pooling.mtf import mtf_pool
 from toolkit.pooling.pool import Pool
 from toolkit.pooling.sampling import Stratum, sample_pool, strata_for_budget
 
 STRATEGIES = ("depth", "mtf", "maxmean", "sample")
 #: The strategies that spend a budget by an adaptive walk, rebuilt under the write lock with fresh judgments.
 ADAPTIVE = ("mtf", "maxmean")
+#: the arguments of a round after the store (pool_round's), carried over to pool_campaign by the type checker
+RoundArgs = ParamSpec("RoundArgs")
 
 
 @dataclass(frozen=True)
@@ -164,9 +167,9 @@ def build_pool(
     budgets = None
     if design.total:
         budgets = split_budget(budget, _capacity(runs, topics, depth, known or {}))
-    if strategy == "mtf":
-        return mtf_pool(runs, budget=budget, depth=depth, topics=topics, known=known, budgets=budgets)
-    return maxmean_pool(runs, budget=budget, depth=depth, topics=topics, known=known, budgets=budgets)
+    return adaptive_pool(
+        runs, strategy, budget=budget, depth=depth, topics=topics, known=known, budgets=budgets
+    )
 
 
 def _capacity(
@@ -404,56 +407,39 @@ def fetch_changed(
     return fetched, vouched
 
 
-def pool_campaign(
-    path: str | Path,
-    runs: Sequence[Run],
-    topic_set: TopicSet,
-    *,
-    source: DocSource,
-    strategy: str = "depth",
-    depth: int | None = 10,
-    budget: int | None = None,
-    exclude: Sequence[Qrels] = (),
-    progress: Callable[[int, int], None] | None = None,
-    guidelines: str | None = None,
-    design: Design | None = None,
-) -> RoundResult:
-    """``pool_round`` into the campaign at ``path``, creating it when missing.
+def _into_campaign(
+    round_: Callable[Concatenate[CampaignStore, RoundArgs], RoundResult],
+) -> Callable[Concatenate[str | Path, RoundArgs], RoundResult]:
+    """``round_`` into the campaign at a path rather than an open store: the function made takes the path,
+    then ``round_``'s own arguments — declared once, on ``pool_round``, and checked by the type checker."""
 
-    A new campaign's first round is built out of sight (``CampaignStore.create``) and appears at ``path``
-    only once complete: a first round that fails or is interrupted leaves nothing behind and never deletes
-    anything — least of all a campaign another process created at ``path`` meanwhile (this round is then
-    refused, and that campaign left as it is). A later round that fails has rolled back.
-    """
+    def pool_campaign(path: str | Path, /, *args: RoundArgs.args, **kwargs: RoundArgs.kwargs) -> RoundResult:
+        """``pool_round`` into the campaign at ``path`` (the other arguments are ``pool_round``'s), creating
+        it when missing.
 
-    def round_into(store: CampaignStore) -> RoundResult:
-        return pool_round(
-            store,
-            runs,
-            topic_set,
-            source=source,
-            strategy=strategy,
-            depth=depth,
-            budget=budget,
-            exclude=exclude,
-            progress=progress,
-            guidelines=guidelines,
-            design=design,
-        )
-
-    try:
-        store = CampaignStore.open(path)
-    except MissingCampaignError:
+        A new campaign's first round is built out of sight (``CampaignStore.create``) and appears at ``path``
+        only once complete: a first round that fails or is interrupted leaves nothing behind and never deletes
+        anything — least of all a campaign another process created at ``path`` meanwhile (this round is then
+        refused, and that campaign left as it is). A later round that fails has rolled back.
+        """
         try:
-            with CampaignStore.create(path) as new:
-                return round_into(new)
-        except CampaignExistsError:
-            raise StoreError(
-                f"{path}: another process created this campaign while this first round was being built; "
-                "nothing was written to it: run `pool` again to add this round"
-            ) from None
-    with store:
-        return round_into(store)
+            store = CampaignStore.open(path)
+        except MissingCampaignError:
+            try:
+                with CampaignStore.create(path) as new:
+                    return round_(new, *args, **kwargs)
+            except CampaignExistsError:
+                raise StoreError(
+                    f"{path}: another process created this campaign while this first round was being built; "
+                    "nothing was written to it: run `pool` again to add this round"
+                ) from None
+        with store:
+            return round_(store, *args, **kwargs)
+
+    return pool_campaign
+
+
+pool_campaign = _into_campaign(pool_round)
 
 
 def fetch_missing(

@@ -10,7 +10,7 @@ once at the end as numbered notes. Numbers never print as ``-0.0000``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolkit.agreement.result import AgreementResult, Interval, Kappa, PairAgreement, TopicAgreement, Value
 from toolkit.minimum import MIN_UNITS
@@ -22,11 +22,10 @@ WEIGHTINGS = ("unweighted", "linear", "quadratic")
 def agreement_document(result: AgreementResult) -> Document:
     notes = _Notes()
     blocks: list[Block] = [heading("Assessor agreement", 1), paragraph(esc(_headline(result)))]
-    for title, header, rows, right, note in _sections(result, notes):  # titles name assessors: literal text
-        left = [i for i, r in enumerate(right) if not r]
+    for title, header, rows, note in _sections(result, notes):  # titles name assessors: literal text
         blocks.append(heading(esc(title)))
         if rows:
-            blocks.append(table(header, rows, left=left))
+            blocks.append(table(header, rows, left=_left(header)))
         if note or not rows:
             blocks.append(paragraph(esc(note or "(none)")))
     blocks += [heading("Across all assessors"), bullets([esc(line) for line in _overall(result, notes)])]
@@ -159,8 +158,22 @@ def _no_negative_zero(text: str) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
-#: (title, header, rows, right-aligned, a note under the table or None)
-Section = tuple[str, list[str], list[list[str]], list[bool], str | None]
+#: The columns of names, thresholds and intervals, aligned left (as is every table's first column); the
+#: counts and coefficients are aligned right. Said once per column name, not per table beside its header.
+_TEXT_COLUMNS = frozenset({"a", "b", "t", "topic", "assessor", "weights", "95% CI", "bootstrap 95% CI"})
+
+
+def _left(header: Sequence[str]) -> list[int]:
+    return [i for i, name in enumerate(header) if i == 0 or name in _TEXT_COLUMNS]
+
+
+class Section(NamedTuple):
+    """One table of the report: its title, header and rows, and a note printed under it."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str | None = None
 
 
 def _sections(result: AgreementResult, notes: _Notes) -> list[Section]:
@@ -184,12 +197,10 @@ def _sections(result: AgreementResult, notes: _Notes) -> list[Section]:
                 ]
             )
     out.append(
-        (
+        Section(
             "Cohen's kappa per pair (shared items; 95% CI analytic and bootstrap over topics)",
             ["a", "b", "n", "agree%", "weights", "kappa", "95% CI", "bootstrap 95% CI"],
             rows,
-            [False, False, True, True, False, True, False, False],
-            None,
         )
     )
     rows = []
@@ -207,26 +218,16 @@ def _sections(result: AgreementResult, notes: _Notes) -> list[Section]:
                 ]
             )
     out.append(
-        (
+        Section(
             "Binarised (relevant = grade >= t): kappa and Voorhees overlap |both| / |either|",
             ["a", "b", "t", "kappa", "overlap", "both", "either"],
             rows,
-            [False, False, False, True, True, True, True],
-            None,
         )
     )
     for p in result.pairs:
         header = [f"{p.a} \\ {p.b}", *(str(g) for g in result.labels)]
         rows = [[str(g), *(str(c) for c in row)] for g, row in zip(result.labels, p.confusion, strict=True)]
-        out.append(
-            (
-                f"Confusion: {p.a} (rows) x {p.b} (columns)",
-                header,
-                rows,
-                [False] + [True] * len(p.confusion),
-                None,
-            )
-        )
+        out.append(Section(f"Confusion: {p.a} (rows) x {p.b} (columns)", header, rows))
     listed, few = _topics_with_a_value(result)
     rows = [
         [
@@ -248,25 +249,9 @@ def _sections(result: AgreementResult, notes: _Notes) -> list[Section]:
             f"{MIN_UNITS} items both assessors graded, and they have {max(t.n for t in few)} or fewer (each one's "
             "n and agree% are in --format json)."
         )
-    out.append(
-        (
-            "Per topic",
-            ["a", "b", "topic", "n", "agree%", "unweighted", "linear", "quadratic"],
-            rows,
-            [False, False, False, True, True, True, True, True],
-            note,
-        )
-    )
+    out.append(Section("Per topic", ["a", "b", "topic", "n", "agree%", *WEIGHTINGS], rows, note))
     rows = [[d.assessor, str(d.n), *(str(c) for c in d.counts)] for d in result.distributions]
-    out.append(
-        (
-            "Grade distributions",
-            ["assessor", "n", *(str(g) for g in result.labels)],
-            rows,
-            [False, True] + [True] * len(result.labels),
-            None,
-        )
-    )
+    out.append(Section("Grade distributions", ["assessor", "n", *(str(g) for g in result.labels)], rows))
     return out
 
 

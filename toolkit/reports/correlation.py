@@ -25,7 +25,7 @@ def correlation_document(result: CorrelationResult) -> Document:
             f"{num(tau.statistic)}, {len(r.swapped)} of {len(r.runs) * (len(r.runs) - 1) // 2} pairs swap"
             + (
                 f", {sum(1 for s in r.swapped if s.significant_a or s.significant_b)} of them significant "
-                f"under A or B (α = {r.alpha:g}, unadjusted)."
+                f"under A or B (α = {r.options.alpha:g}, unadjusted)."
                 if r.swapped
                 else "."
             )
@@ -57,8 +57,8 @@ def correlation_document(result: CorrelationResult) -> Document:
             heading("Swapped pairs"),
             paragraph(
                 esc(
-                    f"first is ahead under A, second under B; p is the {r.test} test of the pair under each "
-                    f"qrels (unadjusted); * = significant at α = {r.alpha:g}"
+                    f"first is ahead under A, second under B; p is the {r.options.test} test of the pair under "
+                    f"each qrels (unadjusted); * = significant at α = {r.options.alpha:g}"
                 )
             ),
             table(
@@ -123,10 +123,10 @@ def correlation_data(r: CorrelationResult) -> dict[str, Any]:
             }
             for s in r.swapped
         ],
-        "alpha": r.alpha,
-        "test": r.test,
+        "alpha": r.options.alpha,
+        "test": r.options.test,
         "adjusted": False,
-        "seed": r.seed,
-        "resamples": r.resamples,
+        "seed": r.options.seed,
+        "resamples": r.options.resamples,
         "notes": list(r.notes),
     }

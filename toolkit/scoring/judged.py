@@ -96,14 +96,14 @@ def warn_unjudged(
 
 def _judged_columns(run: Run, qrels: Qrels, query_ids: Sequence[str], depth: int) -> JudgedResult | None:
     """``judged_at`` for a run and qrels read column-wise: the join's judged flags counted per topic."""
-    import numpy as np
-
-    from toolkit.treceval.batch import judgment_rows
-
     ranked = getattr(run.results, "columns", None)
     judged = getattr(qrels.judgments, "columns", None)
     if ranked is None or judged is None or judged.clash:
         return None
+    import numpy as np
+
+    from toolkit.treceval.batch import judgment_rows
+
     rows = judgment_rows(ranked, judged)
     index = ranked.topic_index()
     qrels_topics = set(judged.topics)

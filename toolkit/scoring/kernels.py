@@ -8,6 +8,12 @@ measure runs on it: the vectorised kernel where the row has one (``toolkit.trece
 trec_eval 10 prints), else the row's reference port topic by topic. Whatever the input's shape, one measure is
 computed by one kernel.
 
+Why a list batch for small inputs: people run ``score`` in loops, on a few hundred results, where importing
+numpy costs more than all the scoring. A run of at most ``SMALL_RESULTS`` results read line by line (not
+column-wise) is formed into ``ListBatch``, plain lists, and every measure is computed by the row's reference
+port (``calc``: trec_eval's C code ported statement for statement, which the kernels are held to) — no numpy
+import. ``tests/scoring/test_small_path.py`` holds this path to the column path on random inputs, value for value.
+
 The topics and their values follow ``score``'s rules, which are trec_eval ``-c``'s:
 
 * a topic the run has no results for is scored as trec_eval ``-c`` scores it: on a stand-in ranking of one
@@ -21,13 +27,43 @@ The topics and their values follow ``score``'s rules, which are trec_eval ``-c``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from toolkit.errors import ToolkitError
 from toolkit.model import Qrels, Run
 from toolkit.scoring.table import Located
 from toolkit.treceval.measures.base import GEOMETRIC, RELVALUE_NONPOOL, RELVALUE_UNJUDGED, Settings
+
+#: Most results a run read line by line may have for ``TableScorer`` to score it with ``ListBatch`` (pure
+#: Python, the reference ports) instead of numpy: about what fits the line readers' files (under 256 KiB), where
+#: the ports take a few milliseconds and importing numpy takes tens.
+SMALL_RESULTS = 20_000
+
+
+@dataclass(frozen=True)
+class ListBatch:
+    """A ``toolkit.treceval.vector.Batch`` as plain lists, for small inputs: per topic its relevance list (rank
+    order, ``RELVALUE_*`` for docs without a usable judgment) and its qrels grades. Only the reference ports
+    read it (``res_rels``), so building and scoring it imports no numpy."""
+
+    rels: tuple[list[int], ...]
+    grades: tuple[list[int], ...]
+
+    @property
+    def topics(self) -> int:
+        return len(self.rels)
+
+    def judged(self) -> ListBatch:
+        """Every doc the qrels do not judge (≥ 0) left out of the rankings: trec_eval ``-J``."""
+        return ListBatch(tuple([r for r in rel if r >= 0] for rel in self.rels), self.grades)
+
+    def res_rels(self, t: int, level: int, *, judged_only: bool = False) -> Any:
+        from toolkit.treceval.vector import form_res_rels
+
+        return form_res_rels(self.rels[t], self.grades[t], level, judged_only=judged_only)
 
 
 class TableScorer:
@@ -60,21 +96,31 @@ class TableScorer:
         outside = [q for q in query_ids if q not in judged and q in answered]
         silent = next((q for q in query_ids if q not in judged and q not in answered), None)
         out: dict[str, dict[str, float]] = {q: {} for q in (*inside, *outside)}
+        lists = small(run, self.qrels)
+        dicts = from_lists if lists else from_dicts
         if inside:
-            self._score(run, inside, build(run, self.qrels, inside, lambda: self.qrels_dict), out)
+            if lists:
+                batch = from_lists(run, self.qrels_dict, inside)
+            else:
+                batch = build(run, self.qrels, inside, lambda: self.qrels_dict)
+            self._score(run, inside, batch, out)
         if outside:
-            self._score(run, outside, from_dicts(run, {}, outside), out)
+            self._score(run, outside, dicts(run, {}, outside), out)
         if silent is None:
             return out if len(out) == len(query_ids) else {q: out[q] for q in query_ids}
         # A topic neither the qrels nor the run have is scored on nothing, so every such topic has the same
         # values: computed once, and that one dict shared by them all — a topic set of a million topics with a
         # thousand judged holds one, not a million (callers read these values; they do not change them).
         nothing: dict[str, dict[str, float]] = {silent: {}}
-        self._score(run, [silent], from_dicts(run, {}, [silent]), nothing)
-        shared = nothing[silent]
-        return {q: out.get(q, shared) for q in query_ids}
+        self._score(run, [silent], dicts(run, {}, [silent]), nothing)
+        every = dict.fromkeys(query_ids, nothing[silent])  # in query_ids order, at C speed
+        every.update(out)
+        return every
 
     def _score(self, run: Run, query_ids: list[str], batch: Any, out: dict[str, dict[str, float]]) -> None:
+        if isinstance(batch, ListBatch):
+            self._score_lists(run, query_ids, batch, out)
+            return
         import numpy as np
 
         judged = batch.judged() if any(m.judged_only for m in self.measures.values()) else batch
@@ -87,6 +133,37 @@ class TableScorer:
                 values = np.where(empty, 0.0, values)
             for query_id, value in zip(query_ids, values.tolist(), strict=True):
                 out[query_id][name] = value
+
+    def _score_lists(
+        self, run: Run, query_ids: list[str], batch: ListBatch, out: dict[str, dict[str, float]]
+    ) -> None:
+        """``_score`` on a ``ListBatch``: every measure by its row's reference port, topic by topic."""
+        judged = batch.judged() if any(m.judged_only for m in self.measures.values()) else batch
+        empty = [not run.results.get(q) for q in query_ids]
+        for name, located in self.measures.items():
+            values = compute_port(located, judged if located.judged_only else batch)
+            if located.row.average == GEOMETRIC:
+                values = [math.exp(v) for v in values]
+            if any(empty) and _reset(located):
+                values = [0.0 if e else v for e, v in zip(empty, values, strict=True)]
+            for query_id, value in zip(query_ids, values, strict=True):
+                out[query_id][name] = float(value)
+
+
+def small(run: Run, qrels: Qrels) -> bool:
+    """Whether ``TableScorer`` scores this pair with a ``ListBatch``: neither read column-wise (numpy is loaded
+    then, and the column join is faster) and the run at most ``SMALL_RESULTS`` results."""
+    if (
+        getattr(run.results, "columns", None) is not None
+        or getattr(qrels.judgments, "columns", None) is not None
+    ):
+        return False
+    total = 0
+    for docs in run.results.values():
+        total += len(docs)
+        if total > SMALL_RESULTS:
+            return False
+    return True
 
 
 def _reset(located: Located) -> bool:
@@ -105,23 +182,26 @@ def compute(located: Located, batch: Any) -> Any:
     from toolkit.treceval.measures.beyond import GradeScaleError
 
     row = located.row
-    try:
-        if row.kernel is not None and vector.usable(
-            row.name, located.params, batch, located.level, fresh=True
-        ):
+    if row.kernel is not None and vector.usable(row.name, located.params, batch, located.level, fresh=True):
+        try:
             return np.asarray(row.kernel(batch, located.level, located.params)[0], np.float64)
-        settings = Settings(relevance_level=located.level, judged_only=located.judged_only)
-        return np.array(
-            [
-                row.calc(
-                    settings,
-                    batch.res_rels(t, located.level, judged_only=located.judged_only),
-                    located.params,
-                )[0]
-                for t in range(batch.topics)
-            ],
-            np.float64,
-        )
+        except GradeScaleError as exc:
+            raise ToolkitError(f"{located.printed}: {exc}") from None
+    return np.array(compute_port(located, batch), np.float64)
+
+
+def compute_port(located: Located, batch: Any) -> list[float]:
+    """One measure's per-topic values on ``batch`` (a ``Batch`` or a ``ListBatch``) by the row's reference port."""
+    from toolkit.treceval.measures.beyond import GradeScaleError
+
+    settings = Settings(relevance_level=located.level, judged_only=located.judged_only)
+    try:
+        return [
+            located.row.calc(
+                settings, batch.res_rels(t, located.level, judged_only=located.judged_only), located.params
+            )[0]
+            for t in range(batch.topics)
+        ]
     except GradeScaleError as exc:
         raise ToolkitError(f"{located.printed}: {exc}") from None
 
@@ -152,6 +232,28 @@ def _from_columns(ranked: Any, judged: Any, query_ids: Sequence[str]) -> Any:
     qrels_index = {q: t for t, q in enumerate(judged.topics)}
     pairs = [(run_index.get(q, -1), qrels_index[q]) for q in query_ids]
     return build_batch(ranked, judged, pairs)
+
+
+def from_lists(run: Run, judgments: Mapping[str, Mapping[str, int]], query_ids: Sequence[str]) -> ListBatch:
+    """``from_dicts`` as a ``ListBatch``: the same relevance lists and grades, without numpy."""
+    from toolkit.scoring.engine import ranking
+
+    rels: list[list[int]] = []
+    grades: list[list[int]] = []
+    for query_id in query_ids:
+        judged = judgments.get(query_id) or {}
+        docs = ranking(run, query_id) if run.results.get(query_id) else ()
+        rel = [_relvalue(judged.get(d)) for d in docs]
+        rels.append(rel or [RELVALUE_NONPOOL])  # trec_eval -c's stand-in: one doc the qrels do not judge
+        grades.append(sorted(judged.values(), reverse=True))
+    return ListBatch(tuple(rels), tuple(grades))
+
+
+def _relvalue(grade: int | None) -> int:
+    """A ranked doc's entry in trec_eval's relevance list: its grade, or ``RELVALUE_*`` when it has none usable."""
+    if grade is None:
+        return RELVALUE_NONPOOL
+    return RELVALUE_UNJUDGED if grade < 0 else int(grade)
 
 
 def from_dicts(run: Run, judgments: Mapping[str, Mapping[str, int]], query_ids: Sequence[str]) -> Any:

@@ -13,7 +13,6 @@ know, and ``R-Prec`` is an alias of ``Rprec``. How a spelling maps to a row of t
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -120,6 +119,8 @@ def _parse(name: str) -> tuple[Measure, ...]:
         return (measure,)
     known = table.spellings() + ["RR@10", "P@5", "nDCG@10", "ERR@10", "Judged@10", "R-Prec"]
     lowered = {k.lower(): k for k in known}
+    import difflib  # only for the hint of an error
+
     close = difflib.get_close_matches(token.lower(), list(lowered), n=1, cutoff=0.6)
     hint = f"did you mean {lowered[close[0]]!r}? " if close else ""
     raise UsageError(f"unknown measure {token!r}; {hint}use ir_measures syntax ({_EXAMPLES})")

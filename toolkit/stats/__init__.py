@@ -21,7 +21,7 @@ from toolkit.stats.counts import (
     sign_test,
 )
 from toolkit.stats.multiple import TukeyResult, adjust, randomized_tukey
-from toolkit.stats.paired import NonInferiority, PairedResult, paired_test, paired_tests
+from toolkit.stats.paired import NonInferiority, PairedOptions, PairedResult, paired_test, paired_tests
 from toolkit.stats.preference import PreferenceResult, evaluate_preferences, preference_outcome
 from toolkit.stats.randomization import RandomizationResult, measure_grid, on_grid, randomization_test
 from toolkit.stats.result import (
@@ -45,6 +45,7 @@ __all__ = [
     "Failures",
     "McNemarResult",
     "NonInferiority",
+    "PairedOptions",
     "PairedResult",
     "PairwiseResult",
     "PreferenceResult",

@@ -45,6 +45,7 @@ from toolkit.stats.multiple import CORRECTIONS, FIXED_SEQUENCE, adjust
 from toolkit.stats.paired import (
     DEFAULT_BOOTSTRAP,
     TESTS,
+    PairedOptions,
     PairedResult,
     PairSpec,
     Panel,
@@ -132,10 +133,15 @@ def compare_runs(
     failures = failures or Failures()
     sequence = _order(order, names[1:])
 
-    common: dict[str, Any] = dict(
-        alpha=alpha, seed=seed, zero_method=zero_method, resamples=resamples, bootstrap=bootstrap, test=test
+    common = PairedOptions(
+        alpha=alpha,
+        seed=seed,
+        zero_method=zero_method,
+        resamples=resamples,
+        bootstrap=bootstrap,
+        test=test,
+        mde_alpha=alpha / len(sequence),
     )
-    common["mde_alpha"] = alpha / len(sequence)
     ids = summaries[0].query_ids
     panels = {m: Panel.of(m, ids, names, np.column_stack([s.values[m] for s in summaries])) for m in main}
     specs = [PairSpec(panels[m], 0, j, parsed_margins.get(m)) for j in range(1, len(names)) for m in main]
@@ -147,7 +153,7 @@ def compare_runs(
     ]
     # one Monte Carlo pass for the battery and all pairs: the same sign vectors, one product per run
     ints, rand = randomization_for([*specs, *others], seed=seed, resamples=resamples)
-    tested = paired_tests(specs, **common, tested=(ints[: len(specs)], rand[: len(specs)]))
+    tested = paired_tests(specs, common, tested=(ints[: len(specs)], rand[: len(specs)]))
     fresh = {
         (s.panel.measure, s.i, s.j): (d, r)
         for s, d, r in zip(others, ints[len(specs) :], rand[len(specs) :], strict=True)
@@ -296,7 +302,7 @@ def _mark(r: PairedResult, *, primary: bool) -> PairedResult:
 def _by_class(
     summaries: list[RunSummary],
     class_measures: dict[str, tuple[list[str], tuple[Measure, ...]]],
-    common: dict[str, Any],
+    common: PairedOptions,
     correction: str,
     alpha: float,
     blocked: dict[str, str],
@@ -316,7 +322,7 @@ def _by_class(
             panel = Panel.of(m, kept, names, np.column_stack([s.values[m][rows] for s in summaries]))
             specs += [(cls, PairSpec(panel, 0, j)) for j in range(1, len(names))]
     order = {(c, s.j, s.measure): k for k, (c, s) in enumerate(specs)}
-    tested = paired_tests([s for _, s in specs], **common)
+    tested = paired_tests([s for _, s in specs], common)
     tested = assign(tested, EXPLORATORY, correction, alpha=alpha, blocked=blocked)
     out: dict[str, ClassBreakdown] = {}
     for cls, (ids, cms) in class_measures.items():

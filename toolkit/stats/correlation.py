@@ -124,6 +124,20 @@ class RankAgreement:
 
 
 @dataclass(frozen=True)
+class CorrelationOptions:
+    """How the rankings are compared: the tests' ``alpha`` and ``test`` (on each swapped pair), the ``seed``
+    of the bootstrap and the tests, the bootstrap's ``resamples`` (0: no intervals) and the tests' resamples
+    (None: the randomization test's default). ``correlate`` and ``correlate_scores`` take it, and the result
+    records it, so the three say these settings once."""
+
+    alpha: float = 0.05
+    test: str = "randomization"
+    seed: int = 42
+    resamples: int = DEFAULT_RESAMPLES
+    test_resamples: int | None = None
+
+
+@dataclass(frozen=True)
 class CorrelationResult:
     """The system rankings under two qrels on one measure, over ``n`` topics."""
 
@@ -135,10 +149,7 @@ class CorrelationResult:
     runs: tuple[RunShift, ...]
     coefficients: tuple[Coefficient, ...]
     swapped: tuple[SwappedPair, ...]
-    alpha: float
-    test: str
-    seed: int
-    resamples: int
+    options: CorrelationOptions
     notes: tuple[str, ...] = ()
 
     def coefficient(self, key: str) -> Coefficient:
@@ -344,11 +355,7 @@ def correlate_scores(
     measure: Measure | str,
     qrels_a: str = "A",
     qrels_b: str = "B",
-    alpha: float = 0.05,
-    test: str = "randomization",
-    seed: int = 42,
-    resamples: int = DEFAULT_RESAMPLES,
-    test_resamples: int | None = None,
+    options: CorrelationOptions = CorrelationOptions(),
 ) -> CorrelationResult:
     """Correlate the system rankings of per-topic scores: ``scores_x[run][query_id]`` under each qrels.
 
@@ -356,7 +363,7 @@ def correlate_scores(
     against one topic set — ``correlate`` does). See the module docstring for what is computed.
     """
     from toolkit.scoring.measures import measure_object
-    from toolkit.stats.paired import PairSpec, Panel, paired_tests
+    from toolkit.stats.paired import PairedOptions, PairSpec, Panel, paired_tests
     from toolkit.stats.randomization import DEFAULT_RESAMPLES as TEST_RESAMPLES
 
     m = measure_object(measure)
@@ -383,7 +390,7 @@ def correlate_scores(
     shifts = tuple(
         RunShift(r, float(mean_a[k]), float(mean_b[k]), ranks_a[k], ranks_b[k]) for k, r in enumerate(runs)
     )
-    bounds = _intervals(va, vb, seed=seed, resamples=resamples)
+    bounds = _intervals(va, vb, seed=options.seed, resamples=options.resamples)
     coefficients = tuple(
         Coefficient(label, _finite(_FUNCTIONS[key](mean_a, mean_b)), *bounds[key])
         for key, label in COEFFICIENTS
@@ -395,14 +402,14 @@ def correlate_scores(
         specs = [PairSpec(panels[side], j, i) for _, _, i, j in swaps for side in ("a", "b")]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tested = paired_tests(
-                specs,
-                alpha=alpha,
-                seed=seed,
-                test=test,
+            battery = PairedOptions(
+                alpha=options.alpha,
+                seed=options.seed,
+                test=options.test,
                 bootstrap=0,
-                resamples=test_resamples or TEST_RESAMPLES,
+                resamples=options.test_resamples or TEST_RESAMPLES,
             )
+            tested = paired_tests(specs, battery)
         for k, (_, _, i, j) in enumerate(swaps):
             pvalues[(i, j, "a")] = tested[2 * k].pvalue
             pvalues[(i, j, "b")] = tested[2 * k + 1].pvalue
@@ -414,7 +421,7 @@ def correlate_scores(
             float(mean_b[i] - mean_b[j]),
             pvalues[(i, j, "a")],
             pvalues[(i, j, "b")],
-            alpha,
+            options.alpha,
         )
         for first, second, i, j in swaps
     )
@@ -430,10 +437,7 @@ def correlate_scores(
         runs=shifts,
         coefficients=coefficients,
         swapped=swapped,
-        alpha=alpha,
-        test=test,
-        seed=seed,
-        resamples=resamples,
+        options=options,
         notes=tuple(notes),
     )
 
@@ -445,11 +449,7 @@ def correlate(
     *,
     measure: Measure | str,
     topics: TopicSet | None = None,
-    alpha: float = 0.05,
-    test: str = "randomization",
-    seed: int = 42,
-    resamples: int = DEFAULT_RESAMPLES,
-    test_resamples: int | None = None,
+    options: CorrelationOptions = CorrelationOptions(),
 ) -> CorrelationResult:
     """Score ``runs`` under both qrels on one denominator and correlate the rankings (module docstring).
 
@@ -480,9 +480,5 @@ def correlate(
         measure=m,
         qrels_a=qrels_a.name,
         qrels_b=qrels_b.name,
-        alpha=alpha,
-        test=test,
-        seed=seed,
-        resamples=resamples,
-        test_resamples=test_resamples,
+        options=options,
     )

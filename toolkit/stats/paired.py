@@ -178,6 +178,36 @@ class Panel:
 
 
 @dataclass(frozen=True)
+class PairedOptions:
+    """The battery's settings, declared once for ``paired_test``, ``paired_tests`` and their callers.
+
+    ``wilcoxon_method`` ``auto`` picks exact / exact conditional / asymptotic as described in
+    ``toolkit.stats.location``; ``asymptotic`` forces the normal approximation (with ``correction`` for
+    continuity when asked). ``mde_alpha`` (the minimum detectable effect's α) defaults to ``alpha``.
+    """
+
+    alpha: float = 0.05
+    seed: int = 42
+    zero_method: str = "wilcox"
+    wilcoxon_method: str = "auto"
+    correction: bool = False
+    resamples: int = DEFAULT_RESAMPLES
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    test: str = "randomization"
+    mde_alpha: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.zero_method not in ("wilcox", "pratt"):
+            raise ToolkitError(f"zero_method must be 'wilcox' or 'pratt', not {self.zero_method!r}")
+        if self.wilcoxon_method not in ("auto", "asymptotic"):
+            raise ToolkitError(
+                f"wilcoxon_method must be 'auto' or 'asymptotic', not {self.wilcoxon_method!r}"
+            )
+        if self.test not in TESTS:
+            raise ToolkitError(f"test must be one of {', '.join(TESTS)}, not {self.test!r}")
+
+
+@dataclass(frozen=True)
 class PairSpec:
     """One question for ``paired_tests``: run ``j`` (candidate) against run ``i`` (baseline) of a panel."""
 
@@ -199,40 +229,19 @@ def paired_test(
     measure: Measure | str,
     baseline_name: str = "baseline",
     candidate_name: str = "candidate",
-    alpha: float = 0.05,
-    seed: int = 42,
     margin: float | None = None,
-    zero_method: str = "wilcox",
-    wilcoxon_method: str = "auto",
-    correction: bool = False,
-    resamples: int = DEFAULT_RESAMPLES,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    test: str = "randomization",
-    mde_alpha: float | None = None,
+    options: PairedOptions = PairedOptions(),
 ) -> PairedResult:
     """Compare two runs' per-topic values of one measure (topics paired by id; see the module docstring).
 
     ``measure`` is an ir_measures object (a name is parsed once here); it is recorded in the result and gives
-    the exact grid. ``wilcoxon_method`` ``auto`` picks exact / exact conditional / asymptotic as described in
-    ``toolkit.stats.location``; ``asymptotic`` forces the normal approximation (with ``correction`` for
-    continuity when asked). ``mde_alpha`` defaults to ``alpha``.
+    the exact grid. ``options`` (``PairedOptions``) are the battery's settings.
     """
     from toolkit.scoring.measures import measure_object
 
     m = measure_object(measure)
     spec = pair_spec(baseline, candidate, m, baseline_name, candidate_name, margin=margin)
-    (result,) = paired_tests(
-        [spec],
-        alpha=alpha,
-        seed=seed,
-        zero_method=zero_method,
-        wilcoxon_method=wilcoxon_method,
-        correction=correction,
-        resamples=resamples,
-        bootstrap=bootstrap,
-        test=test,
-        mde_alpha=mde_alpha,
-    )
+    (result,) = paired_tests([spec], options)
     return result
 
 
@@ -274,16 +283,8 @@ def pair_spec(
 
 def paired_tests(
     specs: Sequence[PairSpec],
+    options: PairedOptions = PairedOptions(),
     *,
-    alpha: float = 0.05,
-    seed: int = 42,
-    zero_method: str = "wilcox",
-    wilcoxon_method: str = "auto",
-    correction: bool = False,
-    resamples: int = DEFAULT_RESAMPLES,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    test: str = "randomization",
-    mde_alpha: float | None = None,
     tested: tuple[list[IntegerDiffs], list[RandomizationResult]] | None = None,
 ) -> list[PairedResult]:
     """The battery for every spec, sharing the Monte Carlo sign flips and the bootstrap across specs with the
@@ -291,33 +292,12 @@ def paired_tests(
 
     ``tested`` passes the specs' ``randomization_for`` result when a caller ran it with more specs (one Monte
     Carlo pass for a comparison's battery and its all-pairs family)."""
-    if zero_method not in ("wilcox", "pratt"):
-        raise ToolkitError(f"zero_method must be 'wilcox' or 'pratt', not {zero_method!r}")
-    if wilcoxon_method not in ("auto", "asymptotic"):
-        raise ToolkitError(f"wilcoxon_method must be 'auto' or 'asymptotic', not {wilcoxon_method!r}")
-    if test not in TESTS:
-        raise ToolkitError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
-    ints, rand = tested or randomization_for(specs, seed=seed, resamples=resamples)
-    boots = studentized_for(ints, seed=seed, resamples=bootstrap)
-    out = []
-    for spec, idiff, r, boot in zip(specs, ints, rand, boots, strict=True):
-        out.append(
-            _battery(
-                spec,
-                idiff,
-                r,
-                boot,
-                alpha=alpha,
-                seed=seed,
-                zero_method=zero_method,
-                force_asymptotic=wilcoxon_method == "asymptotic",
-                correction=correction,
-                bootstrap=bootstrap,
-                test=test,
-                mde_alpha=alpha if mde_alpha is None else mde_alpha,
-            )
-        )
-    return out
+    ints, rand = tested or randomization_for(specs, seed=options.seed, resamples=options.resamples)
+    boots = studentized_for(ints, seed=options.seed, resamples=options.bootstrap)
+    return [
+        _battery(spec, idiff, r, boot, options)
+        for spec, idiff, r, boot in zip(specs, ints, rand, boots, strict=True)
+    ]
 
 
 def randomization_for(
@@ -381,16 +361,9 @@ def _battery(
     idiff: IntegerDiffs,
     rand: RandomizationResult,
     boot: StudentizedDistribution | None,
-    *,
-    alpha: float,
-    seed: int,
-    zero_method: str,
-    force_asymptotic: bool,
-    correction: bool,
-    bootstrap: int,
-    test: str,
-    mde_alpha: float,
+    options: PairedOptions,
 ) -> PairedResult:
+    alpha, bootstrap = options.alpha, options.bootstrap
     d = idiff.floats()
     a = spec.panel.values[:, spec.i]
     b = spec.panel.values[:, spec.j]
@@ -399,10 +372,15 @@ def _battery(
     mean = idiff.mean()
     sd = float(d.std(ddof=1)) if n > 1 and idiff.spread() else 0.0
     ttest, ci_t = t_test(idiff)
-    wil = wilcoxon(idiff.values, zero_method, force_asymptotic=force_asymptotic, correction=correction)
+    wil = wilcoxon(
+        idiff.values,
+        options.zero_method,
+        force_asymptotic=options.wilcoxon_method == "asymptotic",
+        correction=options.correction,
+    )
     notes = list(spec.notes)
     note = reach_note(nonzero, alpha)
-    if note and test != "t":
+    if note and options.test != "t":
         notes.append(note)
     if nonzero == 0:
         notes.append("all per-topic differences are zero")
@@ -430,11 +408,11 @@ def _battery(
         d_z=None if effect_reason else mean / sd,
         rank_biserial=None if effect_reason or rsum == 0 else (wil.r_plus - wil.r_minus) / rsum,
         effect_reason=effect_reason,
-        mde80=minimum_effect(n, sd, mde_alpha),
+        mde80=minimum_effect(n, sd, alpha if options.mde_alpha is None else options.mde_alpha),
         noninferiority=ni,
         alpha=alpha,
-        seed=seed,
+        seed=options.seed,
         bootstrap=bootstrap,
-        test=test,
+        test=options.test,
         notes=tuple(notes),
     )

@@ -47,6 +47,8 @@ def fast_trec_eval(options: Options, *, run_data: bytes | None = None) -> Any:
         return None
     if not options.qrels:
         return None
+    if _small(options, run_data):
+        return None  # the reference loop reads and scores small files sooner than numpy and pyarrow import
     # Read as the reference loop reads them, in trec_eval's order (qrels, then run): the files named by the
     # bytes given (options hold them one character per byte), and an unreadable file or a limit passed is the
     # same FormatError it raises (``trec_eval`` turns it into trec_eval's exit code).
@@ -106,6 +108,19 @@ def _ones(n: int) -> Any:
     import numpy as np
 
     return np.ones(n)
+
+
+def _small(options: Options, run_data: bytes | None) -> bool:
+    """Both inputs under ``toolkit.formats.limits.SMALL_FILE`` (plain files, or standard input's bytes): the
+    line-by-line reference loop answers them, as ``score`` reads such files with its line readers."""
+    from toolkit.formats import limits
+
+    qrels = Path(os.fsdecode(options.qrels.encode("latin-1")))
+    if not limits.is_small_file(qrels):
+        return False
+    if options.run_from_stdin:
+        return run_data is not None and len(run_data) < limits.SMALL_FILE
+    return limits.is_small_file(Path(os.fsdecode(options.run.encode("latin-1"))))
 
 
 def _stand_in_grades(qrels: Any, topics: list[int]) -> list[int]:

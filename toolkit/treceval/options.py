@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from toolkit.formats.numbers import c_atof, c_atol
+from toolkit.model import fields_from
 from toolkit.treceval.cnum import qsort, to_int32, wrap_long
 from toolkit.treceval.errors import TrecEvalError
 from toolkit.treceval.measures import BY_NAME, NICKNAMES, TABLE, MeasureDef
@@ -89,13 +90,7 @@ class Options:
         return self.run.startswith("-")
 
     def settings(self) -> Settings:
-        return Settings(
-            relevance_level=self.relevance_level,
-            complete=self.complete,
-            judged_only=self.judged_only,
-            max_docs=self.max_docs,
-            num_docs_in_coll=self.num_docs_in_coll,
-        )
+        return fields_from(Settings, self)
 
 
 def _usage_error(message: str) -> TrecEvalError:

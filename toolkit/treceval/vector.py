@@ -142,23 +142,9 @@ class Batch:
     def res_rels(self, t: int, level: int, *, judged_only: bool = False) -> Any:
         """Topic ``t``'s ``ResRels`` at relevance ``level``, as ``form_res_rels`` forms it for a topic with a grade
         ≥ 0 (its grade counts are the topic's own; a batch made by ``judged()`` with ``judged_only``)."""
-        from collections import Counter
-
-        from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, ResRels
-
         rels = self.rel[self.starts[t] : self.starts[t + 1]].tolist()
         grades = self.grades[self.qstarts[t] : self.qstarts[t + 1]].tolist()
-        counts = Counter(g for g in grades if g >= 0)
-        return ResRels(
-            num_ret=len(rels),
-            num_rel=sum(c for g, c in counts.items() if g >= level),
-            num_rel_ret=sum(1 for r in rels if r >= 0 and r >= level),
-            num_nonpool=0 if judged_only else rels.count(RELVALUE_NONPOOL),
-            num_unjudged_in_pool=0 if judged_only else rels.count(RELVALUE_UNJUDGED),
-            num_rel_levels=max(counts) + 1 if counts else 0,
-            rel_levels=dict(counts),
-            rel_list=rels,
-        )
+        return form_res_rels(rels, grades, level, judged_only=judged_only)
 
     def first(self, flags: Any) -> Any:
         """Per topic, the rank of its first doc with ``flags`` (-1 when none)."""
@@ -170,6 +156,26 @@ class Batch:
         keep[1:] = topics[1:] != topics[:-1]
         out[topics[keep]] = ranks[keep]
         return out
+
+
+def form_res_rels(rels: list[int], grades: list[int], level: int, *, judged_only: bool = False) -> Any:
+    """A topic's ``ResRels`` from its relevance list (in rank order) and its qrels grades, as ``form_res_rels``
+    forms it for a topic with a grade ≥ 0; shared by ``Batch`` and ``toolkit.scoring.kernels``' list batch."""
+    from collections import Counter
+
+    from toolkit.treceval.measures.base import RELVALUE_NONPOOL, RELVALUE_UNJUDGED, ResRels
+
+    counts = Counter(g for g in grades if g >= 0)
+    return ResRels(
+        num_ret=len(rels),
+        num_rel=sum(c for g, c in counts.items() if g >= level),
+        num_rel_ret=sum(1 for r in rels if r >= 0 and r >= level),
+        num_nonpool=0 if judged_only else rels.count(RELVALUE_NONPOOL),
+        num_unjudged_in_pool=0 if judged_only else rels.count(RELVALUE_UNJUDGED),
+        num_rel_levels=max(counts) + 1 if counts else 0,
+        rel_levels=dict(counts),
+        rel_list=rels,
+    )
 
 
 def _ordinals(topics: Any) -> Any:

@@ -158,39 +158,28 @@ def calc_Rndcg(epi: Settings, rr: ResRels, pairs: Pairs) -> list[Any]:
     results_dcg = ideal_dcg = total = 0.0
     changed = 0
     old_ideal_gain = ideal.gain
-    i = 0
-    while i < rr.num_ret and ideal.gain > 0.0:
-        gain = gains.get(rr.rel_list[i])
-        ideal_gain = ideal.step()
-        if old_ideal_gain != ideal_gain:
-            if ideal_dcg > 0.0:
-                total += div(results_dcg, ideal_dcg)
-                changed += 1
-            old_ideal_gain = ideal_gain
-        if gain != 0:
-            results_dcg += div(gain, log2(i + 2.0))
-        if ideal_gain > 0.0:
-            ideal_dcg += div(ideal_gain, log2(i + 2.0))
-        i += 1
-    if i < rr.num_ret:
-        while i < rr.num_ret:
+    # one walk over the positions of the run and of the ideal ranking, whichever is longer: m_Rndcg.c's
+    # three loops (both, the run past the ideal ranking, the ideal ranking past the run) as one
+    i = ideal_positions = 0
+    while i < rr.num_ret or ideal.gain > 0.0:
+        if ideal.gain > 0.0:
+            ideal_gain = ideal.step()
+            ideal_positions += 1
+            if old_ideal_gain != ideal_gain:
+                if ideal_dcg > 0.0:
+                    total += div(results_dcg, ideal_dcg)
+                    changed += 1
+                old_ideal_gain = ideal_gain
+            if ideal_gain > 0.0:
+                ideal_dcg += div(ideal_gain, log2(i + 2.0))
+        if i < rr.num_ret:
             gain = gains.get(rr.rel_list[i])
             if gain != 0:
                 results_dcg += div(gain, log2(i + 2.0))
-            i += 1
-        if ideal_dcg > 0.0:
-            total += div(results_dcg, ideal_dcg)
-            changed += 1
-    while ideal.gain > 0.0:
-        ideal_gain = ideal.step()
-        if old_ideal_gain != ideal_gain:
-            if ideal_dcg > 0.0:
-                total += div(results_dcg, ideal_dcg)
-                changed += 1
-            old_ideal_gain = ideal_gain
-        if ideal_gain > 0.0:
-            ideal_dcg += div(ideal_gain, log2(i + 2.0))
         i += 1
+    if ideal_positions < rr.num_ret and ideal_dcg > 0.0:  # the run went on past the ideal ranking
+        total += div(results_dcg, ideal_dcg)
+        changed += 1
     return [div(total, changed)]
 
 
