@@ -21,15 +21,18 @@ qrels and under the complete judgments.
 
 **Sampled pools.** Two designs spending the same total budget: *uniform* — one stratum, the whole depth-20 pool
 sampled at one rate (infAP's design, Yilmaz & Aslam 2006) — and *stratified* — strata by best rank (1, 2–3,
-4–7, 8–12, 13–20), the rate halving from band to band (``toolkit.pooling.sampling.strata_for_budget``); each
+4–7, 8–12, 13–20), the rate falling by 0.7 from band to band (``toolkit.pooling.sampling.strata_for_budget``,
+the design ``pool --strategy sample --budget N`` proposes); each
 drawn ``--samples`` times with different seeds (``--jobs`` processes at once). Each inferred measure's 95 %
 interval of the mean over topics (``toolkit.scoring.inferred``) is checked against the value with the whole
 depth-20 pool judged — what a sample of that pool estimates — and the coverage (share of samples whose interval
 holds it) is reported per measure over the systems' intervals that were given (the worst system beside it),
-with the share of intervals refused (a topic whose sample met no relevant document). τ of the
-estimates against the complete judgments is reported for the first sample.
+with the share of intervals refused, the share of topics *bounded* (a ratio whose sample met no relevant
+document on that topic: not estimable, so the interval takes the topic's whole range [0, 1]) and the mean width
+of the intervals. τ of the estimates against the complete judgments is reported for the first sample.
 
-Usage: ``.venv/bin/python bench/bench_judging_less.py [--samples 100] [--seed 7] [--budgets 0.1,0.25,0.5]``.
+Usage: ``.venv/bin/python bench/bench_judging_less.py [--samples 100] [--seed 7] [--budgets 0.1,0.25,0.5]
+[--collection example|trec-like|both] [--jobs 2]`` (``--samples 0``: the budget orders only).
 Deterministic for a seed; CPU-bound (no timing is claimed).
 """
 
@@ -269,9 +272,10 @@ def simulate(name: str, topics: list[str], truth: Qrels, runs: list[Run], docume
         print()
         print(
             "| budget | design (best rank: rate) | judgments (mean) | inferred measure | interval refused "
-            "| 95 % interval coverage (where given) | worst system | τ vs complete (sample 1) |"
+            "| topics bounded | mean width | 95 % interval coverage (where given) | worst system "
+            "| τ vs complete (sample 1) |"
         )
-        print("|---|---|---:|---|---:|---:|---:|---:|")
+        print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
         print("\n".join(coverage_rows))
     print(f"\n{args.samples} samples a budget, seed {args.seed}; {time.time() - started:.0f} s")
 
@@ -282,13 +286,13 @@ _SHARED: dict[str, object] = {}
 
 def _one_sample(
     task: tuple[tuple[Stratum, ...], int],
-) -> tuple[int, list[list[tuple[float, float | None, float | None]]]]:
+) -> tuple[int, list[list[tuple[float, float | None, float | None, int]]]]:
     strata, seed = task
     runs, truth, topics = _SHARED["runs"], _SHARED["truth"], _SHARED["topics"]
     drawn = sample_pool(runs, strata=strata, topics=topics, seed=seed)  # type: ignore[arg-type]
     sq = sampled_qrels(drawn, truth)  # type: ignore[arg-type]
     every = estimate_many(runs, sq, ESTIMATORS, samples=topic_samples(sq))  # type: ignore[arg-type]
-    return len(drawn), [[(r.mean, r.low, r.high) for r in row] for row in every]
+    return len(drawn), [[(r.mean, r.low, r.high, len(r.bounded)) for r in row] for row in every]
 
 
 def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, complete, args) -> list[str]:
@@ -302,6 +306,8 @@ def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, compl
     for design_name, strata in designs.items():
         hits = {m: np.zeros(len(runs)) for m in ESTIMATORS}
         given = {m: np.zeros(len(runs)) for m in ESTIMATORS}
+        bounded = {m: 0.0 for m in ESTIMATORS}
+        width = {m: 0.0 for m in ESTIMATORS}
         first_tau: dict[str, float] = {}
         judged_total = []
         tasks = [(strata, args.seed * 1000 + k) for k in range(args.samples)]
@@ -319,12 +325,16 @@ def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, compl
                 high = np.array([np.nan if row[j][2] is None else row[j][2] for row in rows], float)
                 hits[m] += (low <= target[m] + 1e-12) & (target[m] <= high + 1e-12)
                 given[m] += ~np.isnan(low)
+                bounded[m] += sum(row[j][3] for row in rows)
+                width[m] += float(np.nansum(high - low))
                 if k == 0:
                     est = np.array([row[j][0] for row in rows])
                     first_tau[m] = float(kendall_tau(complete["AP" if "AP" in m else "nDCG@10"], est))
         text = ",".join(str(x) for x in strata)
         for m in ESTIMATORS:
             refused = 1 - given[m].sum() / (args.samples * len(runs))
+            topics_bounded = bounded[m] / (args.samples * len(runs) * len(topics))
+            mean_width = f"{width[m] / given[m].sum():.3f}" if given[m].sum() else "—"
             if given[m].sum() == 0:
                 cover, worst = "—", "—"
             else:
@@ -333,7 +343,7 @@ def sampled(runs, truth, topics, pool_docs, size, spent, fraction, target, compl
                     worst = f"{np.nanmin(hits[m] / np.where(given[m] > 0, given[m], np.nan)):.0%}"
             out.append(
                 f"| {fraction:.0%} | {design_name} `{text}` | {statistics.mean(judged_total):.0f} | {m} | "
-                f"{refused:.0%} | {cover} | {worst} | {first_tau[m]:.3f} |"
+                f"{refused:.0%} | {topics_bounded:.1%} | {mean_width} | {cover} | {worst} | {first_tau[m]:.3f} |"
             )
     return out
 

@@ -98,6 +98,7 @@ def main() -> None:
     args = parser.parse_args()
     formats = args.formats.split(",")
     toolkit = str(Path(sys.executable).with_name("trec-toolkit"))
+    print(f"load average at start {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         t0 = time.perf_counter()
@@ -125,6 +126,12 @@ def main() -> None:
                 str(files["tsv"]),
                 str(args.topics),
             ]
+        # a gauge of the machine's state, not a competitor: compare its time across runs to compare their load
+        cases["reference: a million str keys into a dict (load gauge)"] = [
+            sys.executable,
+            "-c",
+            "d = {str(i): i for i in range(1_000_000)}",
+        ]
         times: dict[str, list[float]] = {name: [] for name in cases}
         peaks: dict[str, list[float]] = {name: [] for name in cases}
         cpus: dict[str, list[float]] = {name: [] for name in cases}

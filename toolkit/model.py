@@ -8,11 +8,11 @@ as a string compare — ``Run.ranking`` is the one place that rule lives.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache, cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -129,11 +129,109 @@ class Topic:
         return max(grades) if grades else None
 
 
+class TopicColumns(Sequence[Topic]):
+    """A topic set's topics kept as columns — ids and query texts — with a ``Topic`` made only when one is
+    asked for.
+
+    Why: an MS MARCO-sized query set is a million topics that are an id and a query and nothing else, and most
+    commands (``score`` above all) need only their ids. A million frozen ``Topic`` objects took longer to make
+    than everything else ``score`` does with them. Topics that carry more (a class, truth, metadata …) are kept
+    whole in ``rich``, by position; the others are made on access, equal each time (not the same object).
+
+    ``positions`` maps each id to its position (the readers build it to find duplicate ids, and ``TopicSet.by_id``
+    answers from it).
+    """
+
+    __slots__ = ("ids", "positions", "queries", "rich")
+
+    def __init__(
+        self,
+        ids: tuple[str, ...],
+        queries: Sequence[str],
+        rich: Mapping[int, Topic] | None = None,
+        positions: Mapping[str, int] | None = None,
+    ) -> None:
+        if len(ids) != len(queries):
+            raise ValueError(f"TopicColumns: {len(ids)} ids but {len(queries)} queries")
+        self.ids = ids
+        self.queries = queries
+        self.rich: Mapping[int, Topic] = rich or {}
+        self.positions: Mapping[str, int] = (
+            positions if positions is not None else dict(zip(ids, range(len(ids)), strict=True))
+        )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _topic(self, position: int) -> Topic:
+        topic = self.rich.get(position) if self.rich else None
+        if topic is not None:
+            return topic
+        return Topic(self.ids[position], self.queries[position], metadata=NO_METADATA)
+
+    @overload
+    def __getitem__(self, position: int) -> Topic: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> tuple[Topic, ...]: ...
+
+    def __getitem__(self, position: int | slice) -> Topic | tuple[Topic, ...]:
+        if isinstance(position, slice):
+            return tuple(self._topic(i) for i in range(len(self.ids))[position])
+        if position < 0:
+            position += len(self.ids)
+        if not 0 <= position < len(self.ids):
+            raise IndexError("topic position out of range")
+        return self._topic(position)
+
+    def __iter__(self) -> Iterator[Topic]:
+        return map(self._topic, range(len(self.ids)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TopicColumns | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TopicColumns({len(self.ids)} topics, {len(self.rich)} with more than id and query)"
+
+
+#: The metadata of a topic that carries none: one shared empty mapping (a million topics, no million dicts).
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+class _TopicsById(Mapping[str, Topic]):
+    """``TopicSet.by_id`` of a set kept as columns: the id → position index, the topic made on access."""
+
+    __slots__ = ("_columns",)
+
+    def __init__(self, columns: TopicColumns) -> None:
+        self._columns = columns
+
+    def __getitem__(self, query_id: str) -> Topic:
+        return self._columns._topic(self._columns.positions[query_id])
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._columns.positions
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns.ids)
+
+    def __len__(self) -> int:
+        return len(self._columns.ids)
+
+
 @dataclass(frozen=True)
 class TopicSet:
-    """A file of topics, with the grade definitions and per-class measures that travel with it."""
+    """A file of topics, with the grade definitions and per-class measures that travel with it.
 
-    topics: tuple[Topic, ...]
+    ``topics`` is a tuple of ``Topic``, or a ``TopicColumns`` (what the readers make: the same topics, made on
+    access); the views below answer from the columns without making a topic each.
+    """
+
+    topics: Sequence[Topic]
     name: str = "topics"
     path: str | None = None
     sha256: str | None = None
@@ -152,30 +250,42 @@ class TopicSet:
     # million-topic view per question made ``score`` quadratic in the number of topics.
 
     @cached_property
+    def _rich(self) -> Iterable[Topic]:
+        """The topics that may carry more than an id and a query: all of them, or a column set's ``rich``."""
+        topics = self.topics
+        return topics.rich.values() if isinstance(topics, TopicColumns) else topics
+
+    @cached_property
     def ids(self) -> tuple[str, ...]:
+        if isinstance(self.topics, TopicColumns):
+            return self.topics.ids
         return tuple(t.query_id for t in self.topics)
 
     @cached_property
     def relevance_ids(self) -> tuple[str, ...]:
         """The topics that can have relevant documents: the relevance measures' denominator (docs/design.md §5)."""
+        if isinstance(self.topics, TopicColumns) and not self.empty_ids:
+            return self.ids  # the same tuple: callers may tell "every topic" by identity
         return tuple(t.query_id for t in self.topics if t.expect is None)
 
     @cached_property
     def empty_ids(self) -> tuple[str, ...]:
         """The topics declared ``expect = "empty"``: scored by their refusal outcome alone."""
-        return tuple(t.query_id for t in self.topics if t.expect is not None)
+        return tuple(t.query_id for t in self._rich if t.expect is not None)
 
     @cached_property
     def uniform(self) -> bool:
         """No topic has a class or measures of its own: all are ``"unclassified"`` with the default measures
         (as an MS MARCO-sized query set is), so per-class views need not look at each topic."""
-        return not any(t.query_class or t.measures for t in self.topics)
+        return not any(t.query_class or t.measures for t in self._rich)
 
     def get(self, query_id: str) -> Topic | None:
         return self.by_id.get(query_id)
 
     @cached_property
     def by_id(self) -> Mapping[str, Topic]:
+        if isinstance(self.topics, TopicColumns):
+            return _TopicsById(self.topics)
         return MappingProxyType(dict(zip(self.ids, self.topics, strict=True)))
 
     def measures_for(self, topic: Topic) -> tuple[str, ...]:
@@ -186,10 +296,30 @@ class TopicSet:
             return tuple(self.class_measures[topic.query_class])
         return DEFAULT_MEASURES
 
+    def measure_lists(self) -> list[tuple[str, ...]]:
+        """The distinct ``measures_for`` of the topics that can have relevant documents, in order of first
+        appearance. A set kept as columns looks only at its rich topics: every other topic has the defaults."""
+        seen: dict[tuple[str, ...], None] = {}
+        topics = self.topics
+        if isinstance(topics, TopicColumns):
+            plain = next((i for i in range(len(topics)) if i not in topics.rich), None)
+            for position, topic in sorted(topics.rich.items()):
+                if plain is not None and plain < position:
+                    seen.setdefault(DEFAULT_MEASURES, None)
+                if topic.expect is None:
+                    seen.setdefault(self.measures_for(topic), None)
+            if plain is not None:
+                seen.setdefault(DEFAULT_MEASURES, None)
+            return list(seen)
+        for topic in topics:
+            if topic.expect is None:
+                seen.setdefault(self.measures_for(topic), None)
+        return list(seen)
+
     def classes(self) -> list[str]:
         """The classes present, in order of first appearance."""
         seen: dict[str, None] = {}
-        for t in self.topics:
+        for t in self._rich:
             if t.query_class:
                 seen.setdefault(t.query_class, None)
         return list(seen)

@@ -86,10 +86,19 @@ def test_a_sampled_campaign_exports_five_columns_that_score_estimates(tmp_path: 
     by_run = {r["run"]: {m["measure"]: m for m in r["measures"]} for r in data["runs"]}
     assert set(by_run["bm25"]) == {"statAP", "P@10", "RR@2"}
     assert by_run["bm25"]["statAP"]["estimate"] is True and by_run["bm25"]["RR@2"]["estimate"] is False
-    # known-item topics: some topic's sample met no relevant document, so statAP (a ratio, 0/0 there) has no
-    # interval and says why; P@10 (Horvitz–Thompson, linear) keeps its interval around its estimate
-    assert by_run["bm25"]["statAP"]["ci95"] is None
-    assert "judged no relevant document" in by_run["bm25"]["statAP"]["ci95_reason"]
+    # known-item topics: some topic's sample met no relevant document, so statAP (a ratio, 0/0 there) cannot be
+    # estimated on it: it counts 0 in the mean, its whole range [0, 1] in the interval, and the note says so;
+    # P@10 (Horvitz–Thompson, linear) keeps its interval around its estimate
+    stat = by_run["bm25"]["statAP"]
+    assert stat["ci95_reason"] is None and stat["bounded"]
+    assert all(
+        stat["per_query"][q]["bounded"] and stat["per_query"][q]["value"] == 0 for q in stat["bounded"]
+    )
+    low, high = stat["ci95"]
+    assert high - low >= min(1.0, len(stat["bounded"]) / stat["n"]) - 1e-12
+    assert (
+        f"{len(stat['bounded'])} of {stat['n']} topics met no relevant document in the sample" in stat["note"]
+    )
     low, high = by_run["bm25"]["P@10"]["ci95"]
     assert low <= by_run["bm25"]["P@10"]["mean"] <= high
     assert data["refused"] == [
@@ -99,6 +108,7 @@ def test_a_sampled_campaign_exports_five_columns_that_score_estimates(tmp_path: 
     ]
     table = run("score", "runs/bm25.run", "--qrels", probs, "--measures", "statAP")
     assert table.returncode == 0 and "statAP (est.)" in table.stdout
+    assert "met no relevant document in the sample" in table.stdout
     refused = run("compare", "runs/bm25.run", "runs/bm25f.run", "--qrels", probs)
     assert refused.returncode == 2
     assert refused.stderr.strip().endswith("`correlate` checks the ranking")

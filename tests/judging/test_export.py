@@ -117,6 +117,9 @@ def test_manifest_counts(store: CampaignStore) -> None:
 def test_combine_rules_by_hand() -> None:
     assert combine([0, 0, 3, 3, 2], "majority") == (0, True)  # tie between 0 and 3 → lowest
     assert combine([2, 2, 3], "majority") == (2, False)
+    assert combine([3], "majority") == (3, False)  # one assessor: their grade
+    assert combine([3, 1], "majority") == (1, True)  # two who differ: a tie, lowest
+    assert combine([2, 2], "majority") == (2, False)
     assert combine([0, 1], "mean") == (1, False)  # 0.5 → 1 (half up; Python's round gives 0)
     assert combine([2, 3], "mean") == (3, False)  # 2.5 → 3 (Python's round gives 2)
     assert combine([1, 1, 2], "mean") == (1, False)  # 1.333 → 1

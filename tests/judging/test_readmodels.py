@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from toolkit.errors import StoreError
+from toolkit.agreement import agreement_summary
+from toolkit.errors import StoreError, ToolkitError
 from toolkit.formats.names import assessor_problem
 from toolkit.judging import log as judgment_log
 from toolkit.judging import store as store_module
@@ -53,6 +54,7 @@ from toolkit.judging.records import (
 )
 from toolkit.judging.store import CampaignStore, EventFacts, event_problem
 from toolkit.model import DEFAULT_GRADES
+from toolkit.pipeline.export import export_campaign
 from toolkit.pooling.docsource import make_document
 
 # ---------------------------------------------------------------------------------------------- the reference
@@ -437,6 +439,14 @@ def test_read_models_equal_the_python_path(
         policies += [f"assessor={a}" for a in store.assessors()]
         for policy, unjudged in itertools.product(policies, ("skip", -1)):
             assert new_export(store, policy, unjudged) == ref_export(store, policy, unjudged), policy
+        labels = sorted(store.grades())
+        try:  # the manifest's agreement by the earlier path: a ``Rating`` per current judgment record
+            expected = agreement_summary(ref_current_judgments(store), labels)
+        except ToolkitError:
+            expected = None
+        graded = any(j.action == "judge" for j in ref_current_judgments(store))
+    if graded:
+        assert export_campaign(location, "majority").manifest.get("agreement") == expected
 
 
 def test_random_campaigns_exercise_every_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

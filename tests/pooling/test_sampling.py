@@ -109,8 +109,8 @@ def test_each_document_is_drawn_as_often_as_its_probability_says() -> None:
         assert abs(counts.get(d, 0) / trials - p) <= 4.5 * se + 1e-12, d
 
 
-def test_strata_for_a_budget_spend_about_the_budget_with_rates_halving() -> None:
-    from toolkit.pooling.sampling import strata_for_budget
+def test_strata_for_a_budget_spend_about_the_budget_with_rates_falling_by_the_decay() -> None:
+    from toolkit.pooling.sampling import BUDGET_DECAY, strata_for_budget
 
     runs = _runs(seed=8, topics=6)
     whole = sum(len(best_ranks(runs, f"q{t}", depth=20)) for t in range(6))
@@ -118,7 +118,7 @@ def test_strata_for_a_budget_spend_about_the_budget_with_rates_halving() -> None
     assert [(s.first, s.last) for s in strata] == [(1, 1), (2, 3), (4, 7), (8, 12), (13, 20)]
     sampled = [s for s in strata if s.rate < 1]
     for upper, lower in zip(sampled, sampled[1:], strict=False):
-        assert lower.rate == pytest.approx(upper.rate / 2, rel=1e-4)
+        assert lower.rate == pytest.approx(upper.rate * BUDGET_DECAY, rel=1e-4)
     drawn = len(sample_pool(runs, strata=strata, seed=1))
     assert (
         abs(drawn - whole // 4) <= 2 * len(strata) * 6

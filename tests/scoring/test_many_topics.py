@@ -66,15 +66,30 @@ def _mean_in_id_order(values: dict[str, float], n: int) -> float:
     return total / n
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+#: A topic file of the ids in each format the readers take the fast way (``toolkit.formats.topic_columns``).
+WRITERS = {
+    "t.tsv": lambda ids: "".join(f"{q}\tquery {q}\n" for q in ids),
+    "t.jsonl": lambda ids: "".join(f'{{"query_id": "{q}", "text": "query {q}"}}\n' for q in ids),
+    "t.txt": lambda ids: "".join(f"<top>\n<num> Number: {q}\n<title> query {q}\n</top>\n\n" for q in ids),
+    "t.xml": lambda ids: (
+        "<topics>\n"
+        + "".join(f'<topic number="{q}"><query>query {q}</query></topic>\n' for q in ids)
+        + "</topics>\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("seed", "name"), [(1, "t.tsv"), (2, "t.tsv"), (3, "t.tsv"), (4, "t.jsonl"), (5, "t.txt"), (6, "t.xml")]
+)
 def test_unjudged_topics_count_as_zero_and_judged_ones_as_trec_eval(
-    tmp_path: Path, trec_eval, seed: int
+    tmp_path: Path, trec_eval, seed: int, name: str
 ) -> None:  # type: ignore[no-untyped-def]
     run_path, qrels_path, judged, unjudged = _files(tmp_path, seed)
     ids = judged + unjudged
     random.Random(seed).shuffle(ids)
-    (tmp_path / "t.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in ids))
-    topics = read_topics(tmp_path / "t.tsv")
+    (tmp_path / name).write_text(WRITERS[name](ids))
+    topics = read_topics(tmp_path / name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ToolkitWarning)
         scores = evaluate(read_run(run_path), read_qrels(qrels_path), topics=topics, measures=list(MEASURES))

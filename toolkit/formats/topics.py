@@ -44,19 +44,21 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from toolkit.errors import FormatError
 from toolkit.formats.numbers import NumberError, parse_grade
 from toolkit.formats.structured import json_line_object, loads_toml
 from toolkit.formats.textfile import decode_text, iter_text_lines, read_bytes
+from toolkit.formats.topic_columns import Columns
 from toolkit.model import (
     CLASS_MEASURES,
     DEFAULT_GRADES,
     EXPECT_EMPTY,
+    NO_METADATA,
     Preference,
     Topic,
+    TopicColumns,
     TopicSet,
     TruthPattern,
 )
@@ -88,7 +90,7 @@ def read_topics(path: str | Path) -> TopicSet:
 
     if is_irds(path):
         return read_irds_topics(str(path))
-    from toolkit.formats import trec_topics
+    from toolkit.formats import topic_columns, trec_topics
 
     name = Path(path).name
     if name.endswith(".gz"):
@@ -97,6 +99,10 @@ def read_topics(path: str | Path) -> TopicSet:
     stem = Path(name).stem
     if suffix in (".tsv", ".jsonl", ".ndjson"):  # line formats are streamed (toolkit.formats.textfile)
         digest = hashlib.sha256()
+        fast = (topic_columns.tsv_columns if suffix == ".tsv" else topic_columns.jsonl_columns)(path, digest)
+        if fast is not None:
+            return TopicSet(topics=fast.result(), name=stem, path=str(path), sha256=digest.hexdigest())
+        digest = hashlib.sha256()  # read again, the careful way: the same topics, or the error with its line
         lines = iter_text_lines(path, digest=digest)
         rows = _tsv_specs(path, lines) if suffix == ".tsv" else _jsonl_specs(path, lines)
         topics = _build(path, rows, set(CLASS_MEASURES))
@@ -108,6 +114,7 @@ def read_topics(path: str | Path) -> TopicSet:
     if suffix == ".toml":
         return _from_toml(path, text, stem, sha)
     if suffix == ".xml" or (not trec_topics.looks_like_sgml(text) and trec_topics.looks_like_xml(text)):
+        fast = topic_columns.xml_columns(text)
         specs: Iterable[Spec] = trec_topics.xml_specs(path, text)
     elif not trec_topics.looks_like_sgml(text) and "\t" in text:
         raise FormatError(
@@ -116,7 +123,10 @@ def read_topics(path: str | Path) -> TopicSet:
             "no <top> blocks, but tab-separated lines: name the file .tsv to read it as TSV topics",
         )
     else:
+        fast = topic_columns.sgml_columns(text)
         specs = trec_topics.sgml_specs(path, text)
+    if fast is not None:
+        return TopicSet(topics=fast.result(), name=stem, path=str(path), sha256=sha)
     return topics_from_specs(path, specs, name=stem, path=str(path), sha256=sha)
 
 
@@ -341,11 +351,9 @@ def _where(spec: Mapping[str, Any]) -> str:
 #: What a spec may hold: the topic keys, and the position TOML topics are numbered by in errors.
 _SPEC_KEYS = frozenset(TOPIC_KEYS | {"_index"})
 _WHITESPACE = re.compile(r"\s")
-#: The metadata of a topic that carries none: one shared empty mapping (a million topics, no million dicts).
-_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 
 
-def _build(path: str | Path, specs: Iterable[Spec], classes: set[str]) -> tuple[Topic, ...]:
+def _build(path: str | Path, specs: Iterable[Spec], classes: set[str]) -> TopicColumns:
     """Validate topic specs as they come (a million-topic file is never held as specs); collect every bad regex
     before raising one error that lists them all.
 
@@ -380,10 +388,10 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) -> tuple[Topic, ...]:
-    seen: set[str] = set()
+def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) -> TopicColumns:
+    seen = Columns()
+    index, ids, queries, rich = seen.index, seen.ids, seen.queries, seen.rich
     bad_patterns: list[str] = []
-    topics: list[Topic] = []
     for line, spec in specs:
         if not spec.keys() <= _SPEC_KEYS:
             unknown = set(spec) - _SPEC_KEYS
@@ -398,17 +406,17 @@ def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) 
             raise FormatError(
                 path, line, f"topic {query_id!r}: id must not contain whitespace (TREC files split on it)"
             )
-        if query_id in seen:
+        if query_id in index:
             raise FormatError(path, line, f"duplicate topic id {query_id!r}; topic ids must be unique")
-        seen.add(query_id)
         query = spec.get("query")
         if not isinstance(query, str) or not query.strip():
             raise FormatError(path, line, f"topic {query_id!r}: missing query text ({', '.join(TEXT_KEYS)})")
+        position = len(ids)
+        index[query_id] = position
+        ids.append(query_id)
+        queries.append(query.strip())
         if len(spec) <= 3 and not spec.get("metadata") and spec.keys() <= _PLAIN_KEYS:
-            topics.append(
-                Topic(query_id, query.strip(), metadata=_NO_METADATA)
-            )  # id and query: nothing to check
-            continue
+            continue  # id and query: nothing to check, and no Topic to make (TopicColumns makes it on access)
         cls = spec.get("class")
         if cls is not None and cls not in classes:
             raise FormatError(
@@ -431,27 +439,25 @@ def _checked_topics(path: str | Path, specs: Iterator[Spec], classes: set[str]) 
         metadata = spec.get("metadata", {})
         if not isinstance(metadata, Mapping):
             raise FormatError(path, line, f"topic {query_id!r}: metadata must be a table of named values")
-        topics.append(
-            Topic(
-                query_id=query_id,
-                query=query.strip(),
-                query_class=cls,
-                description=str(spec.get("description", "") or ""),
-                narrative=str(spec.get("narrative", "") or ""),
-                truth=truth,
-                preferences=prefs,
-                measures=tuple(str(m) for m in measures),
-                metadata=dict(metadata) if metadata else _NO_METADATA,
-                expect=expect,
-            )
+        rich[position] = Topic(
+            query_id=query_id,
+            query=query.strip(),
+            query_class=cls,
+            description=str(spec.get("description", "") or ""),
+            narrative=str(spec.get("narrative", "") or ""),
+            truth=truth,
+            preferences=prefs,
+            measures=tuple(str(m) for m in measures),
+            metadata=dict(metadata) if metadata else NO_METADATA,
+            expect=expect,
         )
-    if not topics:
+    if not ids:
         raise FormatError(path, None, "no topics found")
     if bad_patterns:
         raise FormatError(
             path, None, f"{len(bad_patterns)} invalid regex pattern(s): " + "; ".join(bad_patterns)
         )
-    return tuple(topics)
+    return seen.result()
 
 
 #: The keys of a spec that is just a topic (TSV, JSONL, ir_datasets): nothing in it needs a check of its own.

@@ -90,6 +90,8 @@ def combine(grades: Sequence[int], policy: str) -> tuple[int, bool]:
     if policy == "mean":
         return round_half_up(sum(grades) / len(grades)), False
     if policy == "majority":
+        if len(grades) <= 2:  # the common case, one or two assessors: no counting needed
+            return min(grades), len(grades) == 2 and grades[0] != grades[1]
         counts = Counter(grades)
         top = max(counts.values())
         tied = sorted(g for g, c in counts.items() if c == top)

@@ -104,11 +104,14 @@ def write_export(
 def _agreement(store: CampaignStore, grades: Sequence[Grade]) -> dict[str, Any] | None:
     """The agreement summary for the manifest; None when there is nothing (or too little) to agree on."""
     from toolkit.agreement import agreement_summary
+    from toolkit.agreement.ratings import RatingTable
 
-    judgments = [(assessor, q, d, grade) for q, d, assessor, grade, _ in grades]
-    if not judgments:
+    if not grades:
         return None
+    # column-wise: one grade per assessor and item, integers (the store's decisions in force)
+    query_ids, doc_ids, assessors, values, _ = zip(*grades, strict=True)
+    table = RatingTable.from_columns(assessors, query_ids, doc_ids, values)
     try:
-        return agreement_summary(judgments, labels=sorted(store.grades()))
+        return agreement_summary(table, labels=sorted(store.grades()))
     except ToolkitError:
         return None

@@ -43,7 +43,7 @@ def estimates_document(
                     num(r.mean),
                     interval(ci),
                     num(se),
-                    r.reason or "",
+                    r.note or "",
                 ]
             )
             if per_query:
@@ -83,7 +83,9 @@ def estimates_data(
         "estimators": dict(ESTIMATORS),
         "interval": (
             "t, corrected ± t(0.975, df)·√(Σ v_t)/n, clipped to [0, 1]: corrected the mean of the jackknife "
-            "bias-corrected topic estimates, v_t the stratified jackknife variance of topic t, df Satterthwaite's"
+            "bias-corrected topic estimates, v_t the stratified jackknife variance of topic t, df Satterthwaite's; "
+            "a topic whose sample met no relevant document (bounded) counts 0 in the mean and its whole range "
+            "[0, 1] in the interval"
         ),
         "runs": [
             {
@@ -100,8 +102,15 @@ def estimates_data(
                         "df": r.df,
                         "ci95": None if r.low is None or r.high is None else [r.low, r.high],
                         "ci95_reason": r.reason,
+                        "bounded": list(r.bounded),
+                        "note": r.note,
                         "per_query": {
-                            q: {"value": t.value, "variance": t.variance, "reason": t.reason}
+                            q: {
+                                "value": t.value,
+                                "variance": t.variance,
+                                "reason": t.reason,
+                                "bounded": t.bounded,
+                            }
                             for q, t in r.per_topic.items()
                         },
                     }

@@ -23,6 +23,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, filterfalse, repeat
+from operator import is_not
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import ToolkitWarning, UsageError
@@ -38,24 +40,60 @@ if TYPE_CHECKING:
 UNCLASSIFIED = "unclassified"
 
 
-def aggregate_values(measure: str, values: Sequence[float]) -> float:
+def aggregate_values(measure: str, values: Sequence[float], *, zeros: int = 0) -> float:
     """Mean over the topics (sum for count measures, geometric mean for ``gm_map``/``gm_bpref``); 0.0 when
     there are no topics.
 
     Added one by one, left to right, as trec_eval accumulates (``sum()`` compensates its rounding from
     Python 3.12 on); callers pass the values in topic-id order, trec_eval's order, so that the mean is the
     same double trec_eval prints (an order-dependent last bit can flip the fourth decimal).
+
+    ``zeros``: topics left out of ``values`` because their value is 0.0 — adding 0.0 changes no sum, so the
+    mean over ``len(values) + zeros`` topics is the same double with or without them, and a million topics
+    nobody judged need not be sorted and added. Not for geometric means (a 0.0 is not neutral there).
     """
-    if not values:
+    count = len(values) + zeros
+    if not count:
         return 0.0
     if is_geometric(measure):
+        if zeros:
+            raise ValueError(f"{measure}: a geometric mean cannot leave out its zeros")
         from toolkit.scoring.table import geometric_mean
 
         return geometric_mean(list(values))
     total = 0.0
     for value in values:
         total += value
-    return total if is_count(measure) else total / len(values)
+    return total if is_count(measure) else total / count
+
+
+def _aggregates(
+    names: Sequence[str],
+    query_ids: Sequence[str],
+    per_query: Mapping[str, Mapping[str, float]],
+    silent: str | None,
+) -> dict[str, float]:
+    """Each measure's aggregate over ``query_ids`` in trec_eval's order.
+
+    ``silent``: a topic neither judged nor in the run. Every such topic is scored on nothing, and the scorer
+    gives them all one shared mapping; where that mapping's value is 0.0 the topics holding it are left out
+    of the sum (``aggregate_values(zeros=…)``: the same double), so a million-topic set with a thousand judged
+    sorts and adds a thousand values, not a million. Other values take the full path.
+    """
+    shared = per_query[silent] if silent is not None else None
+    kept: list[str] | None = None  # the topics not holding the shared mapping, in trec_eval's order
+    ordered: list[str] | None = None
+    out: dict[str, float] = {}
+    for m in names:
+        if shared is not None and shared[m] == 0.0 and not is_geometric(m):
+            if kept is None:  # per_query holds the denominator's topics: C-speed passes over its items
+                kept = _in_trec_order(compress(per_query, map(is_not, per_query.values(), repeat(shared))))
+            out[m] = aggregate_values(m, [per_query[q][m] for q in kept], zeros=len(query_ids) - len(kept))
+        else:
+            if ordered is None:
+                ordered = _in_trec_order(query_ids)
+            out[m] = aggregate_values(m, [per_query[q][m] for q in ordered])
+    return out
 
 
 def _in_trec_order(query_ids: Iterable[str]) -> list[str]:
@@ -174,12 +212,10 @@ def _canonical_list(names: Iterable[str]) -> tuple[Measure, ...]:
 
 def default_measures(topics: TopicSet | None) -> tuple[Measure, ...]:
     """The topic set's class measures (union in topic order) when any topic has a class, else the defaults."""
-    if topics is not None and any(t.query_class for t in topics):
+    if topics is not None and topics.classes():
         seen: dict[Measure, None] = {}
-        for topic in topics:
-            if topic.expects_empty:
-                continue
-            for m in _canonical_list(topics.measures_for(topic)):
+        for names in topics.measure_lists():
+            for m in _canonical_list(names):
                 seen.setdefault(m, None)
         return tuple(seen)
     return parse_measures(list(DEFAULT_MEASURES))
@@ -238,7 +274,7 @@ def evaluate_many(
     query_ids = denominator(qrels, topics)
     judged = set(qrels.judgments)  # a set: a qrels mapping may answer ``in`` in Python, once per topic
     wanted: Container[str] = set(query_ids) if topics is None else topics.by_id
-    unjudged = [] if topics is None else [q for q in query_ids if q not in judged]
+    unjudged = [] if topics is None else list(filterfalse(judged.__contains__, query_ids))
     if topics is not None:
         warn_judged_empty(qrels, topics)
         if unjudged:
@@ -260,10 +296,10 @@ def evaluate_many(
                 stacklevel=2,
             )
         answered = answered_topics(run)
-        empty = tuple(q for q in query_ids if q not in answered)
+        empty = tuple(filterfalse(answered.__contains__, query_ids))
         per_query = evaluator.score_run(run, query_ids)
-        ordered = _in_trec_order(query_ids)
-        aggregate = {m: aggregate_values(m, [per_query[q][m] for q in ordered]) for m in names}
+        silent = next((q for q in query_ids if q not in judged and q not in answered), None)
+        aggregate = _aggregates(names, query_ids, per_query, silent)
         out.append(
             RunScores(
                 run=run.name,

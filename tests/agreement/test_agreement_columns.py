@@ -1,0 +1,70 @@
+"""The agreement summary of a table built column-wise (``RatingTable.from_columns``, what the export manifest
+uses on a campaign's grades) against the summary of the same judgments as tuples (``normalise``, a ``Rating``
+per judgment: the earlier path), and against scikit-learn and krippendorff, on random campaigns."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from hypothesis import given, settings
+
+from tests.agreement.test_agreement_property import campaigns, kappa
+from toolkit.agreement import agreement_summary
+from toolkit.agreement.ratings import RatingTable
+
+
+def columns(rows: list[tuple[str, str, str, int]]) -> RatingTable:
+    assessors, topics, docs, grades = zip(*rows, strict=True)
+    return RatingTable.from_columns(assessors, topics, docs, grades)
+
+
+def same(x: float | None, y: float) -> bool:
+    return (x is None and math.isnan(y)) or (
+        x is not None and math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(campaigns())
+def test_the_summary_of_columns_is_the_summary_of_tuples(
+    case: tuple[list[tuple[str, str, str, int]], list[int]],
+) -> None:
+    rows, labels = case
+    summary = agreement_summary(columns(rows), labels)
+    assert summary == agreement_summary(rows, labels)  # exactly: same numbers, same reasons
+    for pair in summary["pairs"]:
+        grades: dict[tuple[str, str], dict[str, int]] = {}
+        for a, q, d, g in rows:
+            grades.setdefault((q, d), {})[a] = g
+        shared = [per for per in grades.values() if pair["a"] in per and pair["b"] in per]
+        assert pair["n"] == len(shared)
+        x, y = [per[pair["a"]] for per in shared], [per[pair["b"]] for per in shared]
+        for weights, key in ((None, "unweighted"), ("linear", "linear"), ("quadratic", "quadratic")):
+            value = pair[f"kappa_{key}"]
+            if value is not None:
+                assert same(value, kappa(x, y, labels, weights)), key
+
+
+@settings(max_examples=15, deadline=None)
+@given(campaigns())
+def test_alpha_of_columns_is_krippendorff(case: tuple[list[tuple[str, str, str, int]], list[int]]) -> None:
+    import krippendorff
+
+    rows, labels = case
+    summary = agreement_summary(columns(rows), labels)
+    assessors = sorted({a for a, *_ in rows})
+    items = sorted({(q, d) for _, q, d, _ in rows})
+    data = np.full((len(assessors), len(items)), np.nan)
+    for a, q, d, g in rows:
+        data[assessors.index(a), items.index((q, d))] = g
+    for level, value in summary["krippendorff"].items():
+        if value is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = krippendorff.alpha(
+                reliability_data=data, value_domain=labels, level_of_measurement=level
+            )
+        assert math.isclose(value, float(expected), rel_tol=1e-9, abs_tol=1e-12), level
