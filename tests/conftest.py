@@ -15,6 +15,7 @@ into one shared folder.
 
 from __future__ import annotations
 
+import compileall
 import functools
 import hashlib
 import os
@@ -43,6 +44,14 @@ from helpers.timings import pytest_runtest_protocol  # noqa: F401 (a hook: pytes
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 REPO = Path(__file__).resolve().parents[1]
+
+# The suite starts the installed console script hundreds of times. An editable install leaves toolkit/ without
+# byte code, and where PYTHONDONTWRITEBYTECODE is set (CI machines often set it) every one of those processes
+# compiled every toolkit module it imported from source again: a fifth of a small `score`'s start-up, more for
+# `compare` and `audit`. A pip install from a wheel compiles on install; this does the same once per session
+# (compileall skips what is current, and writes each file atomically, so the xdist workers may run it too).
+compileall.compile_dir(REPO / "toolkit", quiet=1)
+
 TARBALL = "trec_eval-10-src.tar.gz"
 RELATIVE_SOURCE = Path("shared") / "conformance" / "trec_eval" / "src"
 

@@ -202,10 +202,12 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
 
 def test_ctrl_c_keeps_the_journal_and_says_how_to_resume(tmp_path: Path) -> None:
     topics = tmp_path / "t.tsv"
-    topics.write_text("".join(f"slow{i}\tquery {i}\n" for i in range(1, 9)), encoding="utf-8")
+    # Enough slow topics that the run cannot finish between the second journal line and the signal, even on a
+    # loaded machine where this process is scheduled late (8 topics of 0.15 s once finished first, exit 0).
+    topics.write_text("".join(f"slow{i}\tquery {i}\n" for i in range(1, 61)), encoding="utf-8")
     command = f"{sys.executable} {ENGINE} {{query_id}} {{query}} {{depth}}"
     out = tmp_path / "int.run"
-    env = {**os.environ, "FAKE_DELAY": "0.15"}
+    env = {**os.environ, "FAKE_DELAY": "0.3"}
     argv = [
         sys.executable,
         "-m",
