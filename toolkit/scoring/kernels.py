@@ -118,36 +118,27 @@ class TableScorer:
         return every
 
     def _score(self, run: Run, query_ids: list[str], batch: Any, out: dict[str, dict[str, float]]) -> None:
-        if isinstance(batch, ListBatch):
-            self._score_lists(run, query_ids, batch, out)
-            return
-        import numpy as np
-
-        judged = batch.judged() if any(m.judged_only for m in self.measures.values()) else batch
-        empty = np.array([not run.results.get(q) for q in query_ids], bool)
-        for name, located in self.measures.items():
-            values = compute(located, judged if located.judged_only else batch)
-            if located.row.average == GEOMETRIC:
-                values = np.exp(values)
-            if empty.any() and _reset(located):
-                values = np.where(empty, 0.0, values)
-            for query_id, value in zip(query_ids, values.tolist(), strict=True):
-                out[query_id][name] = value
-
-    def _score_lists(
-        self, run: Run, query_ids: list[str], batch: ListBatch, out: dict[str, dict[str, float]]
-    ) -> None:
-        """``_score`` on a ``ListBatch``: every measure by its row's reference port, topic by topic."""
         judged = batch.judged() if any(m.judged_only for m in self.measures.values()) else batch
         empty = [not run.results.get(q) for q in query_ids]
         for name, located in self.measures.items():
-            values = compute_port(located, judged if located.judged_only else batch)
-            if located.row.average == GEOMETRIC:
-                values = [math.exp(v) for v in values]
+            values = _values(located, judged if located.judged_only else batch)
             if any(empty) and _reset(located):
                 values = [0.0 if e else v for e, v in zip(empty, values, strict=True)]
             for query_id, value in zip(query_ids, values, strict=True):
-                out[query_id][name] = float(value)
+                out[query_id][name] = value
+
+
+def _values(located: Located, batch: Any) -> list[float]:
+    """One measure's per-topic values as Python floats (a geometric mean's per-topic ``exp`` applied): on a
+    ``ListBatch`` by the row's reference port, without numpy; on a ``Batch`` by ``compute`` and numpy's ``exp``,
+    as before the list batch existed (numpy's ``exp`` and ``math.exp`` need not agree to the last bit)."""
+    geometric = located.row.average == GEOMETRIC
+    if isinstance(batch, ListBatch):
+        return [math.exp(v) if geometric else float(v) for v in compute_port(located, batch)]
+    import numpy as np
+
+    values = compute(located, batch)
+    return list((np.exp(values) if geometric else values).tolist())
 
 
 def small(run: Run, qrels: Qrels) -> bool:
