@@ -51,15 +51,35 @@ def adjust(pvalues: Sequence[float | None], method: str = "holm") -> list[float 
     out: list[float | None] = [None] * len(pvalues)
     if method == FIXED_SEQUENCE:
         adjusted = list(itertools.accumulate(values, max))
-    elif CORRECTIONS[method] is None or not values:
-        adjusted = values
+    elif CORRECTIONS[method] is None or len(values) < 2:
+        adjusted = values  # a family of one needs no correction (Holm and BH both leave its p as it is)
     else:
-        from statsmodels.stats.multitest import multipletests
-
-        adjusted = [float(p) for p in multipletests(values, method=CORRECTIONS[method])[1]]
+        adjusted = _multipletests(values, str(CORRECTIONS[method]))
     for i, p in zip(present, adjusted, strict=True):
         out[i] = p
     return out
+
+
+def _multipletests(values: list[float], method: str) -> list[float]:
+    """statsmodels' adjusted p-values, without the full garbage collection its Holm ends with.
+
+    ``multipletests(method="holm")`` calls ``gc.collect()``: in a process holding a few hundred thousand
+    objects (an audit with matplotlib loaded, a notebook, a test runner) that walk costs a tenth of a second
+    or more a call, far more than the correction, and ``compare`` adjusts several families. The objects alive
+    before the call are frozen out of the collection (``gc.freeze``) and thawed after it, so the collection
+    walks only what the call made. A caller that froze objects itself (a pre-fork server) keeps its choice.
+    """
+    import gc
+
+    from statsmodels.stats.multitest import multipletests
+
+    if gc.get_freeze_count():
+        return [float(p) for p in multipletests(values, method=method)[1]]
+    gc.freeze()
+    try:
+        return [float(p) for p in multipletests(values, method=method)[1]]
+    finally:
+        gc.unfreeze()
 
 
 @dataclass(frozen=True)
