@@ -84,3 +84,32 @@ def test_write_audit_bundle_is_byte_identical(result, tmp_path):
         assert p.read_bytes() == q.read_bytes(), p.name
     html = (tmp_path / "a" / "audit.html").read_text()
     assert html.count("data:image/png;base64,") == 3 and "<script" not in html
+
+
+def test_each_plot_is_laid_out_and_drawn_once_whatever_the_rc_says(result, monkeypatch):
+    """A figure left with a layout engine is drawn twice by ``savefig`` (once unrendered, for the engine):
+    each plot is laid out once and drawn once, also under a matplotlibrc asking for automatic layouts, and
+    the PNG is the one ``Figure.tight_layout`` + ``savefig`` gives (matplotlib's documented way)."""
+    import io
+
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from toolkit.reports import plots
+
+    draws = []
+    draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, renderer: (draws.append(fig), draw(fig, renderer))[1])
+    with matplotlib.rc_context({"figure.autolayout": True}):
+        drawn = plots.render_plots(result)
+    assert len(drawn) == 3 and len(draws) == 3 and len(set(map(id, draws))) == 3
+
+    def documented(fig: object, plt: object) -> bytes:
+        buffer = io.BytesIO()
+        fig.tight_layout()
+        fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+        return buffer.getvalue()
+
+    monkeypatch.setattr(Figure, "draw", draw)
+    monkeypatch.setattr(plots, "_png", documented)
+    assert [p.png for p in plots.render_plots(result)] == [p.png for p in drawn]

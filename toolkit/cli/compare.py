@@ -157,10 +157,8 @@ def command(
     from toolkit.pipeline.failures import comparison_failures, recorded_failures_at
     from toolkit.pipeline.pilot import pilot_runs
     from toolkit.reports import document, mark_pilot, render, write_markdown
-    from toolkit.reports.topic_view import TopicPage
     from toolkit.reports.view_limits import DEFAULT_TOPICS_SHOWN
     from toolkit.stats.comparison import compare_runs, rank_cutoff
-    from toolkit.stats.rankings import RankingCollector
 
     if show and fmt != "table":
         raise UsageError(f"--show prints the rankings as text; drop --format {fmt} (or drop --show)")
@@ -175,7 +173,11 @@ def command(
     pilots = pilot_runs([Run(results={}, name=n, path=str(p)) for n, p in zip(names, runs, strict=True)])
     failures = comparison_failures(recorded_failures_at(runs), names[0], names[1:], allow_failed=allow_failed)
     # the per-topic view keeps each run's top k as it passes (only when something shows it)
-    collector = RankingCollector(qrels, rank_cutoff(settings.primary)) if show or fmt == "html" else None
+    collector = None
+    if show or fmt == "html":
+        from toolkit.stats.rankings import RankingCollector
+
+        collector = RankingCollector(qrels, rank_cutoff(settings.primary))
     loaded = (read_run(p) for p in runs)  # one at a time: each run is scored, summarised and freed
     result = compare_runs(
         collector.watch(loaded) if collector is not None else loaded,
@@ -216,7 +218,11 @@ def command(
             click.echo(f"Wrote {path}", err=True)
     else:
         doc = mark_pilot(document(result, topics=topics, plots=fmt == "html"), pilots)
-        view = TopicPage(result, rankings, topics, shown) if rankings is not None else None
+        view = None
+        if rankings is not None:
+            from toolkit.reports.topic_view import TopicPage
+
+            view = TopicPage(result, rankings, topics, shown)
         emit(render(doc, fmt, color=fmt == "table" and terminal, view=view), output)
     if fail_on == "regression":
         check = result.regression_check()

@@ -42,15 +42,17 @@ def document(result: Any, *, topics: TopicSet | None = None, plots: bool = False
     ``plots`` draws a comparison's plots into the document (for HTML). Scores need their options
     (per topic, per class, pool bias): build them with ``reports.scores.scores_document``.
     """
-    from toolkit.agreement.result import AgreementResult
     from toolkit.stats.comparison import ComparisonResult
-    from toolkit.stats.gate import GateResult
 
     if isinstance(result, ComparisonResult):
         from toolkit.reports.comparison import comparison_document
         from toolkit.reports.plots import render_plots
 
         return comparison_document(result, topics=topics, plots=render_plots(result) if plots else ())
+    # each kind's module is loaded only to test a result that is not a comparison (``compare`` needs neither)
+    from toolkit.agreement.result import AgreementResult
+    from toolkit.stats.gate import GateResult
+
     if isinstance(result, AgreementResult):
         from toolkit.reports.agreement import agreement_document
 
