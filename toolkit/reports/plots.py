@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,8 +94,8 @@ def render_plots(result: ComparisonResult, *, prefix: str = "") -> list[Plot]:
             fig, ax = plt.subplots(figsize=(7.0, 3.6))
             width = 0.8 / len(series)
             for i, (run, ranks) in enumerate(series.items()):
-                counts = [sum(1 for v in ranks.values() if v == k) for k in range(1, cutoff + 1)]
-                counts.append(sum(1 for v in ranks.values() if v is None))
+                at = Counter(ranks.values())  # topics per first-relevant rank (None: no relevant in the top)
+                counts = [at[k] for k in range(1, cutoff + 1)] + [at[None]]
                 ax.bar([x + i * width for x in range(len(labels))], counts, width=width, label=run)
             ax.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(labels))], labels)
             ax.set_xlabel(f"rank of the first relevant document (within top {cutoff})")
