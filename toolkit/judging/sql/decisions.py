@@ -1,0 +1,104 @@
+"""The decisions in force, kept by the database as the log grows (``decisions_in_force``, schema version 6).
+
+Why: every read model starts from the decision in force per (assessor, topic, doc) — the top of the stack, the
+assessor's decision, their adjudication, their latest note (``toolkit.judging.log``). Deriving them grouped the
+whole log on every read: on a campaign of 342,302 events that was most of ``export`` and of the organiser's
+report, which refreshes every 2 s. The table holds them, one row per stack, so a read joins rows by key.
+
+How it stays right: ``derive`` says the rule once, as SQL over the log, and everything uses it —
+
+- **a trigger** on the log (SQLite's and a PL/pgSQL one) recomputes, after every appended event, the one key
+  that event is on, from the log itself through the (assessor, query_id, doc_id, id) index: an append, an
+  undo, a note, an adjudication, a row written by hand in a shell or restored by ``campaign copy`` alike, in
+  the transaction that appends. A trigger rather than maintenance in the store's append path: the database
+  keeps the table whoever writes the log, and no code path (``record_many``, a restore, an import) can forget
+  it;
+- **the migration** to version 6 builds the table of an existing campaign from its log (``build``);
+- **a campaign read but not migrated** (read-only, schema older than 6) reads ``derive()`` itself in place of
+  the table (``SQLReadQueries._decisions``).
+
+The table is derived, so never dumped, hashed or copied (``Table.derived``). On PostgreSQL the trigger's
+function is ``SECURITY DEFINER`` (it runs as ``trec_owner``, like ``toolkit.judging.postgres.security``'s
+helpers, with every table named with the campaign's schema): an assessor's role may append to the log only
+what ``campaign_may_log`` lets it, and the trigger then rewrites just the row of that event's own key; the role
+itself has no write grant on the table, and reads only its own rows (the table's ``readers`` are ``OWN``, as the
+log's). ``tests/judging/test_readmodels.py`` holds the table to a replay of the log.
+"""
+
+from __future__ import annotations
+
+from toolkit.judging.records import DECISIONS
+from toolkit.judging.sql.tables import table
+
+TABLE = table("decisions_in_force")
+#: The schema version that brought the table.
+SINCE = TABLE.since
+#: The trigger that keeps it (SQLite's name and PostgreSQL's, for the trigger and its function).
+TRIGGER = "judgment_log_decisions"
+
+#: Every decision a stack of the log holds (what ``toolkit.judging.log`` replays).
+STACKED = (*DECISIONS, "adjudicate")
+
+_KEY = ("assessor", "query_id", "doc_id")
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def derive(where: str = "", *, schema: str = "") -> str:
+    """SELECT the table's columns from the log, one row per key (of the keys ``where`` keeps, a condition on
+    ``e``, the log row): the latest event of each kind that no later undo of the same item names — an undo of
+    another item's event, or of a later one, undoes nothing — and the latest note, which no undo takes back;
+    then what the read models need of the top event and of the decision in force."""
+    log = f"{schema}judgment_log"
+    live = "u.id IS NULL"
+    stacks = (
+        "SELECT e.assessor, e.query_id, e.doc_id, "
+        f"MAX(CASE WHEN e.action IN ({_listed(STACKED)}) AND {live} THEN e.id END) AS top_id, "
+        f"MAX(CASE WHEN e.action IN ({_listed(DECISIONS)}) AND {live} THEN e.id END) AS decision_id, "
+        f"MAX(CASE WHEN e.action = 'adjudicate' AND {live} THEN e.id END) AS adjudication_id, "
+        "MAX(CASE WHEN e.action = 'note' THEN e.id END) AS note_id "
+        f"FROM {log} e LEFT JOIN {log} u ON u.assessor = e.assessor AND u.query_id = e.query_id "
+        "AND u.doc_id = e.doc_id AND u.id > e.id AND u.action = 'undo' AND u.undoes = e.id "
+        f"{where}{' ' if where else ''}GROUP BY e.assessor, e.query_id, e.doc_id"
+    )
+    return (
+        "SELECT k.assessor, k.query_id, k.doc_id, k.top_id, t.action AS top_action, t.duration_ms AS top_ms, "
+        "t.content_hash AS top_hash, k.decision_id, v.action AS decision, v.grade AS grade, "
+        "v.duration_ms AS decision_ms, k.adjudication_id, k.note_id "
+        f"FROM ({stacks}) k LEFT JOIN {log} t ON t.id = k.top_id LEFT JOIN {log} v ON v.id = k.decision_id"
+    )
+
+
+def build(*, schema: str = "") -> str:
+    """Fill the (empty) table from the whole log: the migration's step."""
+    return (
+        f"INSERT INTO {schema}{TABLE.name} ({', '.join(TABLE.names(dumped=False))}) {derive(schema=schema)}"
+    )
+
+
+def refresh(*, schema: str = "") -> list[str]:
+    """A trigger body's statements: recompute the row of the key of ``NEW``, the event just appended."""
+    key = " AND ".join(f"{c} = NEW.{c}" for c in _KEY)
+    of_new = "WHERE " + " AND ".join(f"e.{c} = NEW.{c}" for c in _KEY)
+    return [
+        f"DELETE FROM {schema}{TABLE.name} WHERE {key}",
+        f"INSERT INTO {schema}{TABLE.name} ({', '.join(TABLE.names(dumped=False))}) "
+        f"{derive(of_new, schema=schema)}",
+    ]
+
+
+def sqlite_trigger() -> str:
+    body = "".join(f"{statement}; " for statement in refresh())
+    return f"CREATE TRIGGER {TRIGGER} AFTER INSERT ON judgment_log BEGIN {body}END"
+
+
+def postgresql_trigger() -> str:
+    """The trigger and its function (``{schema}`` placeholders: ``security.compose`` fills them)."""
+    body = "".join(f"    {statement};\n" for statement in refresh(schema="{schema}."))
+    return (
+        f"CREATE FUNCTION {{schema}}.{TRIGGER}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$\n"
+        f"BEGIN\n{body}    RETURN NULL;\nEND $$;\n"
+        f"CREATE TRIGGER {TRIGGER} AFTER INSERT ON judgment_log FOR EACH ROW EXECUTE FUNCTION {{schema}}.{TRIGGER}();\n"
+    )
