@@ -73,7 +73,8 @@ def downgrade_sqlite(conn, version: int) -> None:
     if version < REPLACE_GUARD:
         conn.execute("DROP TRIGGER IF EXISTS judgment_log_no_replace")
     if version < decisions.SINCE:
-        conn.execute(f"DROP TRIGGER IF EXISTS {decisions.TRIGGER}")
+        for name in decisions.SQLITE_TRIGGERS:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     for table in TABLES:
         if table.since > version:
             conn.execute(f"DROP TABLE {table.name}")

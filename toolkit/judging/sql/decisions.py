@@ -7,12 +7,14 @@ report, which refreshes every 2 s. The table holds them, one row per stack, so a
 
 How it stays right: ``derive`` says the rule once, as SQL over the log, and everything uses it —
 
-- **a trigger** on the log (SQLite's and a PL/pgSQL one) recomputes, after every appended event, the one key
-  that event is on, from the log itself through the (assessor, query_id, doc_id, id) index: an append, an
-  undo, a note, an adjudication, a row written by hand in a shell or restored by ``campaign copy`` alike, in
-  the transaction that appends. A trigger rather than maintenance in the store's append path: the database
-  keeps the table whoever writes the log, and no code path (``record_many``, a restore, an import) can forget
-  it;
+- **a trigger** on the log (SQLite's and a PL/pgSQL one) keeps the row of the key of every appended event, in
+  the transaction that appends: the newest event of its key (every append) sets what ``APPENDED`` says (a
+  decision is the new top and decision in force …), anything else — an undo, a row written by hand with an
+  older id — recomputes that one key from the log with ``derive`` through the (assessor, query_id, doc_id, id)
+  index. (Recomputing every append cost 52 µs an event on SQLite, a third of ``judgments import``; the upsert
+  costs a few.) A trigger rather than maintenance in the store's append path: the database keeps the table
+  whoever writes the log — ``record_many``, a restore by ``campaign copy``, a row written in a shell — and no
+  code path can forget it;
 - **the migration** to version 6 builds the table of an existing campaign from its log (``build``);
 - **a campaign read but not migrated** (read-only, schema older than 6) reads ``derive()`` itself in place of
   the table (``SQLReadQueries._decisions``).
@@ -79,7 +81,7 @@ def build(*, schema: str = "") -> str:
 
 
 def refresh(*, schema: str = "") -> list[str]:
-    """A trigger body's statements: recompute the row of the key of ``NEW``, the event just appended."""
+    """The statements that recompute the row of the key of ``NEW``, the event just appended, from the log."""
     key = " AND ".join(f"{c} = NEW.{c}" for c in _KEY)
     of_new = "WHERE " + " AND ".join(f"e.{c} = NEW.{c}" for c in _KEY)
     return [
@@ -89,16 +91,75 @@ def refresh(*, schema: str = "") -> list[str]:
     ]
 
 
-def sqlite_trigger() -> str:
+def _later(schema: str) -> str:
+    """The log holds a later event of ``NEW``'s key: ``NEW`` is not the newest (as every append is)."""
+    same = " AND ".join(f"l.{c} = NEW.{c}" for c in _KEY)
+    return f"EXISTS (SELECT 1 FROM {schema}judgment_log l WHERE {same} AND l.id > NEW.id)"
+
+
+_TOP = {
+    "top_id": "NEW.id",
+    "top_action": "NEW.action",
+    "top_ms": "NEW.duration_ms",
+    "top_hash": "NEW.content_hash",
+}
+
+#: What the newest event of a key sets in its row, by action (the rest of the row stays): a decision becomes
+#: the top of the stack and the decision in force, an adjudication the top and the adjudication in force, a
+#: note the latest note. ``derive`` says the same of the whole log; an undo, or an event older than its key's
+#: newest (a row written by hand with a lower id), is recomputed by it instead.
+APPENDED: dict[tuple[str, ...], dict[str, str]] = {
+    DECISIONS: {
+        **_TOP,
+        "decision_id": "NEW.id",
+        "decision": "NEW.action",
+        "grade": "NEW.grade",
+        "decision_ms": "NEW.duration_ms",
+    },
+    ("adjudicate",): {**_TOP, "adjudication_id": "NEW.id"},
+    ("note",): {"note_id": "NEW.id"},
+}
+
+
+def _upsert(sets: dict[str, str], schema: str) -> str:
+    columns = TABLE.names(dumped=False)
+    values = [f"NEW.{c}" if c in _KEY else sets.get(c, "NULL") for c in columns]
+    return (
+        f"INSERT INTO {schema}{TABLE.name} ({', '.join(columns)}) VALUES ({', '.join(values)}) "
+        f"ON CONFLICT ({', '.join(_KEY)}) DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in sets)}"
+    )
+
+
+#: SQLite's triggers (a trigger body has no IF: one trigger per case, chosen by its WHEN).
+SQLITE_TRIGGERS = (*(f"{TRIGGER}_{actions[0]}" for actions in APPENDED), TRIGGER)
+
+
+def sqlite_triggers() -> list[str]:
+    out = [
+        f"CREATE TRIGGER {name} AFTER INSERT ON judgment_log WHEN NEW.action IN ({_listed(actions)}) "
+        f"AND NOT {_later('')} BEGIN {_upsert(sets, '')}; END"
+        for name, (actions, sets) in zip(SQLITE_TRIGGERS, APPENDED.items(), strict=False)
+    ]
     body = "".join(f"{statement}; " for statement in refresh())
-    return f"CREATE TRIGGER {TRIGGER} AFTER INSERT ON judgment_log BEGIN {body}END"
+    out.append(
+        f"CREATE TRIGGER {TRIGGER} AFTER INSERT ON judgment_log "
+        f"WHEN NEW.action = 'undo' OR {_later('')} BEGIN {body}END"
+    )
+    return out
 
 
 def postgresql_trigger() -> str:
     """The trigger and its function (``{schema}`` placeholders: ``security.compose`` fills them)."""
-    body = "".join(f"    {statement};\n" for statement in refresh(schema="{schema}."))
+    schema = "{schema}."
+    cases = "".join(
+        f"        {'IF' if i == 0 else 'ELSIF'} NEW.action IN ({_listed(actions)}) THEN\n"
+        f"            {_upsert(sets, schema)};\n"
+        for i, (actions, sets) in enumerate(APPENDED.items())
+    )
+    recompute = "".join(f"        {statement};\n" for statement in refresh(schema=schema))
     return (
-        f"CREATE FUNCTION {{schema}}.{TRIGGER}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$\n"
-        f"BEGIN\n{body}    RETURN NULL;\nEND $$;\n"
-        f"CREATE TRIGGER {TRIGGER} AFTER INSERT ON judgment_log FOR EACH ROW EXECUTE FUNCTION {{schema}}.{TRIGGER}();\n"
+        f"CREATE FUNCTION {schema}{TRIGGER}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$\n"
+        f"BEGIN\n    IF NEW.action <> 'undo' AND NOT {_later(schema)} THEN\n{cases}        END IF;\n"
+        f"    ELSE\n{recompute}    END IF;\n    RETURN NULL;\nEND $$;\n"
+        f"CREATE TRIGGER {TRIGGER} AFTER INSERT ON judgment_log FOR EACH ROW EXECUTE FUNCTION {schema}{TRIGGER}();\n"
     )

@@ -56,7 +56,7 @@ def _script(version: int) -> str:
     statements = ddl.migration(SQLITE, version)
     statements += [g for t in ddl.TABLES if t.append_only and t.since <= version for g in _guards(t, version)]
     if version == decisions.SINCE:  # the decisions in force: built from the log, then kept by a trigger
-        statements += [decisions.build(), decisions.sqlite_trigger()]
+        statements += [decisions.build(), *decisions.sqlite_triggers()]
     return "".join(f"{statement};\n" for statement in statements)
 
 
