@@ -667,3 +667,51 @@ def test_log_check_names_the_event_the_python_path_names(
 def other_item(store: CampaignStore) -> tuple[str, str]:
     """A pooled item other than (q1, d1)."""
     return next((p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) != ("q1", "d1"))
+
+
+def test_two_connections_racing_on_one_item_leave_the_later_event_in_force(
+    pg_location: str, make_campaign
+) -> None:
+    """PostgreSQL: an event with the older id whose trigger runs after a later event's (the two connections
+    could not see each other's uncommitted event) must not overwrite it. Made deterministic: the later event
+    is appended and held uncommitted; the older id (drawn from the sequence first, written explicitly as a
+    restore writes ids) waits for its row, and then finds the later event there."""
+    import threading
+
+    import psycopg
+
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    make_campaign(pg_location)
+    with CampaignStore.open(pg_location) as store:
+        store.record("alice", "q1", "d1", grade=1)
+    parsed = parse_campaign_url(pg_location)
+    insert = (
+        "INSERT INTO judgment_log ({}time, assessor, query_id, doc_id, action, grade) {}"
+        "VALUES ({}'2024-06-01T00:00:00Z', 'alice', 'q1', 'd1', 'judge', %s)"
+    )
+
+    def connect() -> psycopg.Connection[Any]:
+        conn = psycopg.connect(parsed.conninfo, autocommit=True)
+        conn.execute("SELECT set_config('search_path', %s, false)", (parsed.campaign,))
+        return conn
+
+    with connect() as older, connect() as later:
+        (skipped,) = older.execute("SELECT nextval(pg_get_serial_sequence('judgment_log', 'id'))").fetchone()
+        later.execute("BEGIN")
+        later.execute(insert.format("", "", ""), (3,))  # id skipped + 1, in force once committed
+        done = threading.Event()
+
+        def append_older() -> None:
+            older.execute(insert.format("id, ", "OVERRIDING SYSTEM VALUE ", "%s, "), (skipped, 0))
+            done.set()
+
+        thread = threading.Thread(target=append_older)
+        thread.start()
+        assert not done.wait(1.0)  # waiting for the row the later event's trigger holds
+        later.execute("COMMIT")
+        thread.join(30)
+        assert done.is_set()
+    with CampaignStore.open(pg_location) as store:
+        assert table_decisions(store) == ref_decisions(store.log())
+        assert [g[3] for g in store.current_grades() if g[:3] == ("q1", "d1", "alice")] == [3]

@@ -121,12 +121,30 @@ APPENDED: dict[tuple[str, ...], dict[str, str]] = {
 }
 
 
+#: The event id each column belongs with: a column changes only to a later event's value than its row holds.
+GUARDS = {
+    **dict.fromkeys(("top_id", "top_action", "top_ms", "top_hash"), "top_id"),
+    **dict.fromkeys(("decision_id", "decision", "grade", "decision_ms"), "decision_id"),
+    "adjudication_id": "adjudication_id",
+    "note_id": "note_id",
+}
+
+
 def _upsert(sets: dict[str, str], schema: str) -> str:
+    """Insert the key's row, or set in it the columns ``sets`` names — each only when the event is later than
+    the one the row holds for it: on PostgreSQL two connections of one assessor may append to one item at
+    once, their triggers seeing neither the other's uncommitted event nor (so) which one is later, and their
+    updates may land in either order; the later event's values stand either way, as in the log."""
     columns = TABLE.names(dumped=False)
     values = [f"NEW.{c}" if c in _KEY else sets.get(c, "NULL") for c in columns]
+    kept = ", ".join(
+        f"{c} = CASE WHEN {TABLE.name}.{GUARDS[c]} IS NULL OR {TABLE.name}.{GUARDS[c]} < excluded.{GUARDS[c]} "
+        f"THEN excluded.{c} ELSE {TABLE.name}.{c} END"
+        for c in sets
+    )
     return (
         f"INSERT INTO {schema}{TABLE.name} ({', '.join(columns)}) VALUES ({', '.join(values)}) "
-        f"ON CONFLICT ({', '.join(_KEY)}) DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in sets)}"
+        f"ON CONFLICT ({', '.join(_KEY)}) DO UPDATE SET {kept}"
     )
 
 
