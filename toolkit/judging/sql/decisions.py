@@ -12,7 +12,8 @@ How it stays right: ``derive`` says the rule once, as SQL over the log, and ever
   decision is the new top and decision in force …), anything else — an undo, a row written by hand with an
   older id — recomputes that one key from the log with ``derive`` through the (assessor, query_id, doc_id, id)
   index. (Recomputing every append cost 52 µs an event on SQLite, a third of ``judgments import``; the upsert
-  costs a few.) A trigger rather than maintenance in the store's append path: the database keeps the table
+  costs about 11.) An upsert changes a column only to a later event's value (``GUARDS``), so two connections
+  appending to one item at once leave the later event in force whichever trigger runs last. A trigger rather than maintenance in the store's append path: the database keeps the table
   whoever writes the log — ``record_many``, a restore by ``campaign copy``, a row written in a shell — and no
   code path can forget it;
 - **the migration** to version 6 builds the table of an existing campaign from its log (``build``);
