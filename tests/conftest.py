@@ -120,10 +120,22 @@ def _imports_ranx(path: Path) -> bool:
     return "import ranx" in path.read_text(encoding="utf-8")
 
 
+#: The stress tier: tests marked ``@pytest.mark.slow`` run the code paths of quicker tests again at a size or a
+#: count chosen to catch what a small case cannot (a race repeated two hundred times, bombs of hundreds of MiB,
+#: thousands of topics, twenty assessors at once, a fresh install of every dependency). The README's test
+#: command skips them, saying so; ``.ci/run`` runs them right after it, and ``TREC_TOOLKIT_SLOW=1`` runs them
+#: here (``TREC_TOOLKIT_SLOW=1 pytest -m slow``: only them).
+SLOW = bool(os.environ.get("TREC_TOOLKIT_SLOW"))
+SLOW_SKIP = "the stress tier: .ci/run runs it after the README's command; TREC_TOOLKIT_SLOW=1 runs it here"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``)."""
+    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), and skip the
+    stress tier unless ``TREC_TOOLKIT_SLOW`` is set."""
     for item in items:
+        if not SLOW and item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.skip(reason=SLOW_SKIP))
         for group, member in SERIAL_GROUPS.items():
             if member(item):
                 item.add_marker(pytest.mark.xdist_group(group))

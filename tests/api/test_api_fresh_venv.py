@@ -2,9 +2,8 @@
 
 What it proves that the in-place tests cannot: the declared dependencies are enough (pandas, ir_measures …
 come from ``pip install``, not from the test extras), the package data ship, and nothing depends on the
-source tree being on ``sys.path``. Installing every dependency takes minutes, so the test runs where the
-suite runs once per change — in CI (``CI`` set, as ``.ci/run`` is run) — or when ``TREC_TOOLKIT_SLOW=1``;
-elsewhere it is skipped and says how to run it.
+source tree being on ``sys.path``. Installing every dependency takes minutes, so the test is in the stress
+tier (tests/conftest.py): ``.ci/run`` runs it once per change, and ``TREC_TOOLKIT_SLOW=1`` here.
 """
 
 from __future__ import annotations
@@ -22,10 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "python-api.md"
 
-pytestmark = pytest.mark.skipif(
-    not (os.environ.get("CI") or os.environ.get("TREC_TOOLKIT_SLOW")),
-    reason="installs every dependency into a new venv (minutes): runs in CI or with TREC_TOOLKIT_SLOW=1",
-)
+pytestmark = pytest.mark.slow
 
 CHECKS = """
 import json, sys

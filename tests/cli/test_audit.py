@@ -330,6 +330,7 @@ def cand(query, depth):
 """
 
 
+@pytest.mark.slow
 def test_audit_of_three_thousand_topics_with_rr_at_1000(tmp_path: Path, monkeypatch) -> None:
     """Audit succeeds on 3,000-topic runs with RR@1000 among the measures."""
     (tmp_path / "topics").mkdir()

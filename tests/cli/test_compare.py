@@ -563,6 +563,7 @@ def test_rr_at_large_k_falls_back_to_monte_carlo_and_says_so(tmp_path: Path) -> 
     assert code == 0 and "Monte Carlo" in out
 
 
+@pytest.mark.slow
 def test_three_thousand_topics_with_rr_at_1000(tmp_path: Path) -> None:
     """Compare succeeds on 3,000-topic runs with RR@1000 among the measures."""
     import random

@@ -64,12 +64,17 @@ def make_campaign():
 
 def downgrade_sqlite(conn, version: int) -> None:
     """Take an SQLite campaign back to schema ``version``, as a campaign made then would be: what the
-    declaration added later is dropped (tables, columns, indexes), and SQLite's REPLACE guard before 2."""
+    declaration added later is dropped (tables, columns, indexes), SQLite's REPLACE guard before 2, and the
+    trigger that keeps the decisions in force before 6."""
+    from toolkit.judging.sql import decisions
     from toolkit.judging.sql.tables import TABLES
     from toolkit.judging.sqlite.schema import REPLACE_GUARD
 
     if version < REPLACE_GUARD:
         conn.execute("DROP TRIGGER IF EXISTS judgment_log_no_replace")
+    if version < decisions.SINCE:
+        for name in decisions.SQLITE_TRIGGERS:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     for table in TABLES:
         if table.since > version:
             conn.execute(f"DROP TABLE {table.name}")

@@ -80,6 +80,7 @@ def _assessor(url: str, name: str, seed: int, pool, barrier, out) -> None:  # ru
     out.put((name, ids))
 
 
+@pytest.mark.slow
 def test_twenty_assessors_while_progress_polls_and_a_round_is_added(pg_location: str) -> None:
     from toolkit.judging.progress import progress_report
     from toolkit.pooling.docsource import make_document

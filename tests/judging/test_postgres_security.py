@@ -250,3 +250,43 @@ def test_plain_sql_attacks_of_an_assessor_login_fail(
         ("alice", "q1", "d1", "judge", 2),
         ("alice", "q1", "d1", "undo", None),
     ]
+
+
+def test_the_decisions_in_force_follow_the_log_under_an_assessor_role_and_stay_its_own(
+    camp: dict[str, str],
+) -> None:
+    """The table the database keeps beside the log (``toolkit.judging.sql.decisions``): an assessor's own
+    append updates its own row (the trigger runs as the owner, for that event's key alone); the login can
+    neither write the table nor read another assessor's rows; an adjudicator reads them all."""
+    import psycopg
+
+    with CampaignStore.open(camp["bob"]) as bob:
+        bob.record("bob", "401", "d3", grade=1)
+    rows = "SELECT assessor, query_id, doc_id, decision, grade FROM decisions_in_force ORDER BY 1, 2, 3"
+    with _sql(camp["alice"]) as conn:
+        conn.execute(_INSERT, ("alice", "q1", "d1", "judge", 2, None))
+        assert conn.execute(rows).fetchall() == [("alice", "q1", "d1", "judge", 2)]  # bob's row unseen
+        own = conn.execute("SELECT max(id) FROM judgment_log").fetchone()[0]
+        conn.execute(_INSERT, ("alice", "q1", "d1", "judge", 0, None))
+        conn.execute(_INSERT, ("alice", "q1", "d1", "undo", None, own + 1))
+        assert conn.execute(rows).fetchall() == [("alice", "q1", "d1", "judge", 2)]  # the undo brought 2 back
+        for statement in (
+            "INSERT INTO decisions_in_force (assessor, query_id, doc_id, decision, grade) "
+            "VALUES ('alice', 'q1', 'd2', 'judge', 3)",
+            "UPDATE decisions_in_force SET grade = 3",
+            "DELETE FROM decisions_in_force",
+            "TRUNCATE decisions_in_force",
+            "SELECT judgment_log_decisions()",
+        ):
+            with pytest.raises((psycopg.errors.InsufficientPrivilege, psycopg.errors.FeatureNotSupported)):
+                conn.execute(statement)
+    with _sql(camp["cy"]) as conn:  # the adjudicator reads every row
+        assert conn.execute(rows).fetchall() == [
+            ("alice", "q1", "d1", "judge", 2),
+            ("bob", "401", "d3", "judge", 1),
+        ]
+    with CampaignStore.open(camp["organiser"]) as store:
+        assert [(g[2], g[0], g[1], g[3]) for g in store.current_grades(include_gold=True)] == [
+            ("alice", "q1", "d1", 2),
+            ("bob", "401", "d3", 1),
+        ]

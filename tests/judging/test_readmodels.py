@@ -479,6 +479,124 @@ def test_random_campaigns_exercise_every_rule(tmp_path: Path, monkeypatch: pytes
     assert all(seen[k] > 0 for k in seen), seen
 
 
+# ---------------------------------------------------------------------------------- the decisions in force (table)
+
+
+def ref_decisions(events: list[LogEvent]) -> set[tuple[Any, ...]]:
+    """The rows of ``decisions_in_force`` by a replay of the log (``toolkit.judging.log.effective_stacks``):
+    per key, the top of the stack, the assessor's latest decision and adjudication on it, the latest note."""
+    stacks, notes = judgment_log.effective_stacks(events)
+    rows = set()
+    for key in stacks.keys() | notes.keys():
+        stack = stacks.get(key, [])
+        top = stack[-1] if stack else None
+        dec = next((e for e in reversed(stack) if e.action != "adjudicate"), None)
+        adj = next((e for e in reversed(stack) if e.action == "adjudicate"), None)
+        note = notes.get(key)
+        rows.add(
+            (
+                *key,
+                *((top.event_id, top.action, top.duration_ms, top.content_hash) if top else (None,) * 4),
+                *((dec.event_id, dec.action, dec.grade, dec.duration_ms) if dec else (None,) * 4),
+                adj.event_id if adj else None,
+                note.event_id if note else None,
+            )
+        )
+    return rows
+
+
+def table_decisions(store: CampaignStore) -> set[tuple[Any, ...]]:
+    """The table as the database holds it (a key whose every event was undone keeps a row of NULLs)."""
+    from toolkit.judging.sql.decisions import TABLE
+
+    rows = store._rows(f"SELECT {', '.join(TABLE.names(dumped=False))} FROM {TABLE.name}")  # type: ignore[attr-defined]
+    return {tuple(r) for r in rows if r[3] is not None or r[-1] is not None}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_decisions_in_force_are_the_log_replayed_and_rebuilt_by_a_copy(
+    location: Path | str,
+    seed: int,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Kept by the database through random appends, undos, notes, adjudications and re-pools (stale items);
+    never part of the dump, so a copy (either way between the backends) rebuilds it from the copied log."""
+    from toolkit.judging.dump import copy_campaign
+
+    random_campaign(location, seed, monkeypatch)
+    with CampaignStore.open(location) as store:
+        expected = ref_decisions(store.log())
+        assert table_decisions(store) == expected
+        assert "decisions_in_force" not in store.dump().tables
+    copies: list[Path | str] = [tmp_path / "copy.sqlite"]
+    copy_campaign(location, copies[0])
+    if not isinstance(location, Path):  # and back to another PostgreSQL campaign
+        copies.append(request.getfixturevalue("other_pg_location"))
+        copy_campaign(copies[0], copies[1])
+    for copy in copies:
+        with CampaignStore.open(copy) as store:
+            assert table_decisions(store) == expected, copy
+
+
+def _downgrade_postgresql(url: str) -> None:
+    """Take a PostgreSQL campaign back to schema 5, as one made then: no table, no trigger."""
+    import psycopg
+
+    from toolkit.judging.postgres.url import parse_campaign_url
+    from toolkit.judging.sql import decisions
+
+    parsed = parse_campaign_url(url)
+    with psycopg.connect(parsed.conninfo, autocommit=True) as conn:
+        conn.execute("SELECT set_config('search_path', %s, false)", (parsed.campaign,))
+        conn.execute(f"DROP TRIGGER {decisions.TRIGGER} ON judgment_log")
+        conn.execute(f"DROP FUNCTION {decisions.TRIGGER}()")
+        conn.execute(f"DROP TABLE {decisions.TABLE.name}")
+        conn.execute("UPDATE schema_info SET version = 5")
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_a_campaign_of_schema_5_is_migrated_with_its_decisions_in_force(
+    location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch, downgrade
+) -> None:
+    """The migration to 6 builds the table from the log of a campaign made before it; then the trigger
+    keeps it as before."""
+    random_campaign(location, seed, monkeypatch)
+    if isinstance(location, Path):
+        with sqlite3.connect(location) as conn:
+            downgrade(conn, 5)
+            assert not conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'decisions_in_force'"
+            ).fetchall()
+    else:
+        _downgrade_postgresql(location)
+    with CampaignStore.open(location) as store:  # migrated on open
+        assert table_decisions(store) == ref_decisions(store.log())
+        who, q, d = next((e.assessor, e.query_id, e.doc_id) for e in store.log() if e.action == "judge")
+        store.record(who, q, d, grade=3)
+        store.undo(who)
+        store.add_note(who, q, d, "after the upgrade")
+        assert table_decisions(store) == ref_decisions(store.log())
+
+
+def test_a_campaign_read_but_not_migrated_derives_the_decisions_from_the_log(
+    location: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only campaign of schema 5 has no table: the read models derive the same rows in place of it."""
+    from toolkit.judging.sql.decisions import TABLE
+
+    random_campaign(location, 3, monkeypatch)
+    with CampaignStore.open(location) as store:
+        present = store._columns_of  # type: ignore[attr-defined]
+        monkeypatch.setattr(store, "_columns_of", lambda name: None if name == TABLE.name else present(name))
+        assert store._decisions() != TABLE.name  # type: ignore[attr-defined]
+        assert store.current_judgments(include_gold=True) == ref_current_judgments(store, include_gold=True)
+        assert list(store.adjudications().items()) == list(ref_adjudications(store).items())
+        assert progress_report(store) == ref_progress_report(store)
+        assert new_export(store, "adjudicated", -1) == ref_export(store, "adjudicated", -1)
+
+
 # ---------------------------------------------------------------------------------------------- the log check
 
 #: Rows written around the store's rules (by hand in an SQLite shell): what ``check_log`` must name (a
@@ -549,3 +667,51 @@ def test_log_check_names_the_event_the_python_path_names(
 def other_item(store: CampaignStore) -> tuple[str, str]:
     """A pooled item other than (q1, d1)."""
     return next((p.query_id, p.doc_id) for p in store.pool_items() if (p.query_id, p.doc_id) != ("q1", "d1"))
+
+
+def test_two_connections_racing_on_one_item_leave_the_later_event_in_force(
+    pg_location: str, make_campaign
+) -> None:
+    """PostgreSQL: an event with the older id whose trigger runs after a later event's (the two connections
+    could not see each other's uncommitted event) must not overwrite it. Made deterministic: the later event
+    is appended and held uncommitted; the older id (drawn from the sequence first, written explicitly as a
+    restore writes ids) waits for its row, and then finds the later event there."""
+    import threading
+
+    import psycopg
+
+    from toolkit.judging.postgres.url import parse_campaign_url
+
+    make_campaign(pg_location)
+    with CampaignStore.open(pg_location) as store:
+        store.record("alice", "q1", "d1", grade=1)
+    parsed = parse_campaign_url(pg_location)
+    insert = (
+        "INSERT INTO judgment_log ({}time, assessor, query_id, doc_id, action, grade) {}"
+        "VALUES ({}'2024-06-01T00:00:00Z', 'alice', 'q1', 'd1', 'judge', %s)"
+    )
+
+    def connect() -> psycopg.Connection[Any]:
+        conn = psycopg.connect(parsed.conninfo, autocommit=True)
+        conn.execute("SELECT set_config('search_path', %s, false)", (parsed.campaign,))
+        return conn
+
+    with connect() as older, connect() as later:
+        (skipped,) = older.execute("SELECT nextval(pg_get_serial_sequence('judgment_log', 'id'))").fetchone()
+        later.execute("BEGIN")
+        later.execute(insert.format("", "", ""), (3,))  # id skipped + 1, in force once committed
+        done = threading.Event()
+
+        def append_older() -> None:
+            older.execute(insert.format("id, ", "OVERRIDING SYSTEM VALUE ", "%s, "), (skipped, 0))
+            done.set()
+
+        thread = threading.Thread(target=append_older)
+        thread.start()
+        assert not done.wait(1.0)  # waiting for the row the later event's trigger holds
+        later.execute("COMMIT")
+        thread.join(30)
+        assert done.is_set()
+    with CampaignStore.open(pg_location) as store:
+        assert table_decisions(store) == ref_decisions(store.log())
+        assert [g[3] for g in store.current_grades() if g[:3] == ("q1", "d1", "alice")] == [3]

@@ -194,6 +194,7 @@ def campaign_log_size(root: Path) -> int:
         return len(store.log())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_a_gzip_bomb_is_refused_in_bounded_memory(workspace: Path, name: str) -> None:
     base = baseline(workspace, name)

@@ -250,6 +250,7 @@ def bomb(path: Path, *, line: bytes, total: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", [iter_trec_fields, iter_data_lines])
 def test_line_readers_hold_a_block_not_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader

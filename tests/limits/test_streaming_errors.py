@@ -76,6 +76,7 @@ def test_a_bomb_of_valid_lines_is_refused_at_its_line_2_having_read_a_block(
     assert rss < baseline + BLOCK_SLACK, (rss >> 20, baseline >> 20)
 
 
+@pytest.mark.slow
 def test_a_valid_run_costs_a_stated_multiple_of_its_size(root: Path, baseline: int) -> None:
     path = root / "short.run"
     size = 0
@@ -98,6 +99,7 @@ def test_a_valid_run_costs_a_stated_multiple_of_its_size(root: Path, baseline: i
 DROP_IN_BOMBS = {"run": 64 * MIB, "qrels": 24 * MIB}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["run", "qrels"])
 def test_the_drop_in_streams_a_bomb_of_valid_lines_to_trec_eval_s_answer(  # type: ignore[no-untyped-def]
     trec_eval, tmp_path: Path, which: str

@@ -159,6 +159,7 @@ def test_exact_p_matches_scipy_permutation_test_on_small_samples():
     assert randomization_test(d, measure="P@4").pvalue == pytest.approx(ref.pvalue, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_int64_dp_beyond_enumeration_equals_an_independent_enumeration():
     """m = 22 > ENUMERATE_MAX: the DP counts sign vectors exactly (int64); checked by enumerating all 2^22
     sign vectors as bit patterns."""

@@ -76,6 +76,7 @@ def brute_force(diffs):
     return Fraction(hits, 2 ** len(diffs))
 
 
+@pytest.mark.slow
 def test_rr_at_1000_with_a_huge_common_denominator_is_enumerated_exactly():
     exact = [
         (Fraction(1, b) if b else 0) - (Fraction(1, a) if a else 0)

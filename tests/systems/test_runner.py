@@ -221,16 +221,25 @@ def test_ctrl_c_keeps_the_journal_and_says_how_to_resume(tmp_path: Path) -> None
         "-o",
         str(out),
     ]
-    proc = subprocess.Popen(
-        argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
+    # A terminal's Ctrl-C reaches a process whose SIGINT is neither ignored nor blocked. A child inherits both,
+    # and something in a long test session can leave this worker's SIGINT so (the run then ran to the end and
+    # exited 0): the child starts as a shell's would.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, inherited)
     journal = journal_path(out)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n") >= 2):
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=20)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, stderr
     assert stderr.splitlines() == [
         f"Finished topics are kept in {journal}; add --resume to continue.",
         "Interrupted.",

@@ -9,9 +9,10 @@ destructor: ``std::terminate``. Those inputs make the drop-in leave the column r
 exit right after reading, inside that window (``toolkit.formats.tables.owned`` is the fix).
 
 A crash at interpreter exit is invisible to in-process tests (``CliRunner``): this one runs the installed
-console script as a subprocess, ``RUNS`` times over those inputs (several at once), and requires trec_eval's
-exit code and stdout — from the committed corpus — every time; ``score`` shares the reader and is run too.
-``TOOLKIT_EXIT_RUNS`` raises the count (the check the fix was made against is 500 runs of each).
+console script as a subprocess over those inputs (several at once), and requires trec_eval's exit code and
+stdout — from the committed corpus — every time; ``score`` shares the reader and is run too. The quick test
+runs each input twice; the stress tier (tests/conftest.py) ``RUNS`` times, since the crash came one run in a
+hundred. ``TOOLKIT_EXIT_RUNS`` raises that count (the check the fix was made against is 500 runs of each).
 """
 
 from __future__ import annotations
@@ -22,14 +23,25 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from trec_corpus import read_corpus, trec_lines
 
-#: Subprocess runs in all (each input in turn): about 20 s on two idle cores.
+#: Subprocess runs in all in the stress tier (each input in turn): about 20 s on two idle cores.
 RUNS = int(os.environ.get("TOOLKIT_EXIT_RUNS", "200"))
 SCRIPT = Path(sys.executable).with_name("trec-toolkit")
 
 
+def test_each_input_exits_as_trec_eval_does(tmp_path: Path) -> None:
+    exit_as_trec_eval_does(tmp_path, runs=0)
+
+
+@pytest.mark.slow
 def test_every_run_exits_as_trec_eval_does(tmp_path: Path) -> None:
+    exit_as_trec_eval_does(tmp_path, runs=RUNS)
+
+
+def exit_as_trec_eval_does(tmp_path: Path, *, runs: int) -> None:
+    """Run the drop-in (and ``score``) ``runs`` times over the exit-race inputs; 0: each job twice."""
     assert SCRIPT.is_file(), f"{SCRIPT}: the console script is not installed (pip install -e '.[test]')"
     cases = [case for case in read_corpus() if case.family == "exit-race"]
     # a comment line (exit 0), a blank line (exit 2), a judgment twice (exit 4)
@@ -58,6 +70,7 @@ def test_every_run_exits_as_trec_eval_does(tmp_path: Path) -> None:
             return f"run {k}: {' '.join(argv)} exited {done.returncode} (want {code}); stderr {done.stderr[-400:]!r}"
         return None
 
+    runs = runs or 2 * len(jobs)
     with ThreadPoolExecutor(max(2, 2 * (os.cpu_count() or 1))) as pool:
-        failures = [f for f in pool.map(run, range(RUNS)) if f]
-    assert not failures, f"{len(failures)} of {RUNS} runs: " + "\n".join(failures[:5])
+        failures = [f for f in pool.map(run, range(runs)) if f]
+    assert not failures, f"{len(failures)} of {runs} runs: " + "\n".join(failures[:5])

@@ -98,11 +98,14 @@ def agree(
     labels: Sequence[int] | None = None,
     seed: int = 42,
     bootstrap: int = 2000,
+    estimate_only: bool = False,
 ) -> AgreementResult:
     """Every agreement statistic ``agree`` reports for ``judgments`` (see the module docstring for the choices).
 
     ``judgments``: a ``RatingTable`` (what the readers give), or anything ``normalise`` takes.
-    ``bootstrap`` is the number of topic resamples for the bootstrap CI of kappa (0 disables it).
+    ``bootstrap`` is the number of topic resamples for the bootstrap CI of kappa (0 disables it);
+    ``estimate_only``: point estimates only, no standard errors or intervals (``agreement_summary``: see
+    ``toolkit.agreement.kappa``'s docstring for why).
     """
     import numpy as np
 
@@ -123,7 +126,16 @@ def agree(
         for i in range(n_assessors)
     ]
     pairs = tuple(
-        pair_agreement(table, (a, b), judged[i], judged[j], resolved, seed=seed, bootstrap=bootstrap)
+        pair_agreement(
+            table,
+            (a, b),
+            judged[i],
+            judged[j],
+            resolved,
+            seed=seed,
+            bootstrap=bootstrap,
+            estimate_only=estimate_only,
+        )
         for i, a in enumerate(table.assessors)
         for j, b in enumerate(table.assessors[i + 1 :], start=i + 1)
     )
@@ -140,7 +152,7 @@ def agree(
         n_judgments=len(table),
         n_items=table.n_items,
         pairs=pairs,
-        fleiss=fleiss(table, level, resolved),
+        fleiss=fleiss(table, level, resolved, estimate_only=estimate_only),
         krippendorff=krippendorff_alpha(table, resolved),
         distributions=distributions,
         versions=versions(extra=("krippendorff",)),
@@ -170,6 +182,7 @@ def pair_agreement(
     *,
     seed: int,
     bootstrap: int,
+    estimate_only: bool = False,
 ) -> PairAgreement:
     """All pairwise statistics of two assessors on the items both judged; ``first`` and ``second`` are each
     one's judged items (sorted) and grade levels (indices into ``labels``)."""
@@ -187,13 +200,16 @@ def pair_agreement(
         len(codes), k, k
     )
     kappas = tuple(
-        kappa_mod.cohen_kappa(confusion, labels, w, names=(a, b), minimum=True) for w in kappa_mod.WEIGHTINGS
+        kappa_mod.cohen_kappa(confusion, labels, w, names=(a, b), minimum=True, estimate_only=estimate_only)
+        for w in kappa_mod.WEIGHTINGS
     )
     kappas = kappa_mod.bootstrap_ci(
         topic_tables, labels, kappas, rng=kappa_mod.pair_rng(seed, a, b), replicates=bootstrap
     )
     binarised = tuple(
-        binarise(ga >= i, gb >= i, t, names=(a, b)) for i, t in enumerate(labels) if i >= 1 and t > 0
+        binarise(ga >= i, gb >= i, t, names=(a, b), estimate_only=estimate_only)
+        for i, t in enumerate(labels)
+        if i >= 1 and t > 0
     )
     return PairAgreement(
         a=a,
@@ -250,6 +266,7 @@ def binarise(
     threshold: int,
     *,
     names: tuple[str, str] = ("a", "b"),
+    estimate_only: bool = False,
 ) -> Binarised:
     """Kappa and Voorhees' overlap with relevant meaning grade ≥ ``threshold`` (``first``/``second``: whether
     each assessor found each shared item relevant)."""
@@ -260,7 +277,13 @@ def binarise(
     cells = np.asarray(first, np.int64) * 2 + np.asarray(second, np.int64)
     table = np.bincount(cells, minlength=4).reshape(2, 2)
     kappa = kappa_mod.cohen_kappa(
-        table, (0, 1), "unweighted", names=names, category=_relevance(threshold), minimum=True
+        table,
+        (0, 1),
+        "unweighted",
+        names=names,
+        category=_relevance(threshold),
+        minimum=True,
+        estimate_only=estimate_only,
     )
     kappa = dataclasses.replace(
         kappa, ci95_bootstrap=Interval.undefined("the topic bootstrap is computed for graded kappa only")
@@ -280,11 +303,12 @@ def binarise(
 
 
 def agreement_summary(judgments: Iterable[Any], labels: Sequence[int] | None = None) -> dict[str, Any]:
-    """A compact, JSON-ready summary for a qrels manifest (no bootstrap: it must be cheap and deterministic).
+    """A compact, JSON-ready summary for a qrels manifest (point estimates, no bootstrap: it must be cheap and
+    deterministic — without importing statsmodels, whose module costs more than a campaign's whole export).
 
     Undefined numbers are ``null`` with the reason under ``reasons`` (keyed like ``alice/bob unweighted``).
     """
-    result = agree(judgments, labels=labels, bootstrap=0)
+    result = agree(judgments, labels=labels, bootstrap=0, estimate_only=True)
     reasons: dict[str, str] = {}
 
     def number(value: Value, key: str) -> float | None:

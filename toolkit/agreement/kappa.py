@@ -7,6 +7,11 @@ computes the estimate. The topic bootstrap recomputes kappa on resampled tables 
 2000 replicates through statsmodels would be slow for no gain.
 
 Undefined cases are detected *before* calling statsmodels, so a division by zero never turns into a NaN.
+
+A point estimate alone (``estimate_only``: what a qrels manifest's agreement summary records) is computed by
+``kappa_estimate``, statsmodels' arithmetic operation for operation (a test holds the two equal to the last
+bit): importing ``statsmodels.stats.inter_rater`` imports scipy.stats and pandas, 1.5 s that every
+``export`` would pay for a standard error it does not write.
 """
 
 from __future__ import annotations
@@ -121,6 +126,30 @@ def constant_rater(
     return None
 
 
+def kappa_estimate(table: np.ndarray, labels: Sequence[int], weights: str) -> float:
+    """Kappa's point estimate as statsmodels' ``cohens_kappa`` computes it (``kappa``), the same numpy operations
+    in the same order, so the same bits, without importing statsmodels (see the module docstring). ``table``
+    must have a defined kappa (``undefined_reason`` is None)."""
+    import numpy as np
+
+    table = np.asarray(table, float)
+    nobs = table.sum()
+    freq_row = table.sum(1) / nobs
+    freq_col = table.sum(0) / nobs
+    prob_exp = freq_col * freq_row[:, None]
+    if weights == "unweighted":
+        agree_exp = np.diag(prob_exp).sum()
+        return float((np.diag(table).sum() / nobs - agree_exp) / (1 - agree_exp))
+    values = np.asarray(labels, float)
+    if weights == "linear":
+        w = np.abs(values[:, None] - values) / (values[-1] - values[0])
+    elif weights == "quadratic":
+        w = (values[:, None] - values) ** 2 / (values[-1] - values[0]) ** 2
+    else:
+        raise ValueError(f"unknown weighting {weights!r}; expected one of {', '.join(WEIGHTINGS)}")
+    return float(1 - (w * table).sum() / nobs / (w * prob_exp).sum())
+
+
 def cohen_kappa(
     table: np.ndarray,
     labels: Sequence[int],
@@ -129,21 +158,32 @@ def cohen_kappa(
     names: tuple[str, str] = ("a", "b"),
     category: Callable[[int], str] = grade_category,
     minimum: bool = False,
+    estimate_only: bool = False,
 ) -> Kappa:
     """Kappa with its asymptotic SE and 95% CI (statsmodels); the bootstrap CI is filled in by the caller.
 
     ``minimum`` applies the minimum-data rule (``agree`` does; a live count like the organiser's may not).
+    ``estimate_only``: the point estimate alone (``kappa_estimate``), the SE and CI left "not computed".
     """
     import warnings
 
     import numpy as np
-    from statsmodels.stats.inter_rater import cohens_kappa
 
     no_bootstrap = Interval.undefined("not computed")
     reason = undefined_reason(table, labels, category=category, minimum=minimum)
     if reason is not None:
         missing = Interval.undefined(reason)
         return Kappa(weights, Value.undefined(reason), Value.undefined(reason), missing, no_bootstrap)
+    if estimate_only:
+        kappa = kappa_estimate(table, labels, weights) + 0.0  # never -0.0
+        if constant_rater(table, labels, names, category) is not None:
+            kappa = 0.0  # exactly, by construction, as below
+        skipped = "not computed (point estimate only)"
+        return Kappa(
+            weights, Value(kappa), Value.undefined(skipped), Interval.undefined(skipped), no_bootstrap
+        )
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         # statsmodels warns on the 0/0 of a degenerate variance; that case is reported below instead.
         warnings.simplefilter("ignore", RuntimeWarning)

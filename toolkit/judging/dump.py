@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import StoreError
-from toolkit.judging.sql.tables import TABLES
+from toolkit.judging.sql.tables import DUMPED
 
 #: The canonical export's version: part of the hash, so a future change of layout cannot collide. Version 2
 #: follows the declaration (``toolkit.judging.sql.tables``): every column both backends have, floats allowed.
@@ -49,7 +49,7 @@ class CampaignDump:
     def lines(self) -> Iterable[str]:
         """The canonical export the hash is taken over, line by line."""
         yield _json([DUMP_FORMAT]) + "\n"
-        for table in TABLES:
+        for table in DUMPED:
             yield _json([table.name, list(table.names())]) + "\n"
             for row in self.tables[table.name]:
                 yield _json(list(row)) + "\n"
@@ -65,7 +65,7 @@ class CampaignDump:
 def canonical_dump(tables: Mapping[str, Iterable[Sequence[Any]]]) -> CampaignDump:
     """Rows as a backend read them (in any order; flags as bool or int) → the canonical dump."""
     out: dict[str, tuple[Row, ...]] = {}
-    for table in TABLES:
+    for table in DUMPED:
         columns = table.names()
         positions = [columns.index(k) for k in table.sort_key]
         rows = [tuple(_value(v) for v in row) for row in tables[table.name]]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
 from toolkit.judging.postgres import security
-from toolkit.judging.sql import ddl
+from toolkit.judging.sql import ddl, decisions
 from toolkit.judging.sql.dialect import POSTGRESQL
 from toolkit.judging.sql.tables import LATEST, Table
 
@@ -76,6 +76,8 @@ def migration_script(version: int) -> str:
     parts = [_INFO] if version == 1 else []
     parts += [f"{statement};\n" for statement in ddl.migration(POSTGRESQL, version)]
     parts += [_append_only(t) for t in created if t.append_only]
+    if version == decisions.SINCE:  # the decisions in force: built from the log, then kept by a trigger
+        parts += [f"{decisions.build()};\n", decisions.postgresql_trigger()]
     parts.append(security.migration(version, created))
     return "".join(parts)
 

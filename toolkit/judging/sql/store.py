@@ -36,7 +36,7 @@ from toolkit.judging.records import (
 )
 from toolkit.judging.sql.dialect import Dialect
 from toolkit.judging.sql.readmodels import SQLReadQueries
-from toolkit.judging.sql.tables import FLAG, TABLES, Table, table
+from toolkit.judging.sql.tables import DUMPED, FLAG, Table, table
 from toolkit.judging.store import CampaignStore, EventFacts
 
 R = TypeVar("R")
@@ -465,17 +465,17 @@ class SQLStore(SQLReadQueries, CampaignStore):
                 t.name: query(f"SELECT {self._select(t.name, t.names())} FROM {t.name}")
                 if self._columns_of(t.name) is not None
                 else []
-                for t in TABLES
+                for t in DUMPED
             }
 
         return canonical_dump(self._consistent(read))
 
     def restore(self, dump: CampaignDump) -> None:
         with self.transaction() as tx:
-            for t in TABLES:
+            for t in DUMPED:
                 if tx.execute(f"SELECT 1 FROM {t.name} LIMIT 1", ()).fetchone():
                     raise StoreError(f"{self.location}: is not empty ({t.name}); copy into a new campaign")
-            for t in TABLES:
+            for t in DUMPED:
                 if dump.tables[t.name]:
                     self._load(tx, t, t.names(), dump.tables[t.name])
             self._loaded(tx)

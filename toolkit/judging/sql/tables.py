@@ -72,7 +72,9 @@ class Index:
 @dataclass(frozen=True)
 class Table:
     """One table: ``key`` is its primary key (a ``SERIAL`` column is the key by itself), ``order`` the columns
-    its dumped rows are sorted by (the key unless said), ``checks`` SQL conditions both backends enforce."""
+    its dumped rows are sorted by (the key unless said), ``checks`` SQL conditions both backends enforce.
+    ``derived``: computed from other tables by the database itself (``toolkit.judging.sql.decisions``), so
+    never dumped, hashed or copied — a copy or a migration rebuilds it."""
 
     name: str
     columns: tuple[Column, ...]
@@ -82,6 +84,7 @@ class Table:
     checks: tuple[str, ...] = ()
     indexes: tuple[Index, ...] = ()
     append_only: bool = False
+    derived: bool = False
     since: int = 1
 
     def __post_init__(self) -> None:
@@ -273,6 +276,31 @@ TABLES: tuple[Table, ...] = (
         since=5,
     ),
     Table(
+        # the log's decisions in force, one row per stack (``toolkit.judging.sql.decisions``): the top of the
+        # stack, the assessor's decision in force, their adjudication in force and latest note (event ids), and
+        # what the read models read of the first two events, so that a read needs no join back to the log
+        "decisions_in_force",
+        (
+            Column("assessor", TEXT),
+            Column("query_id", TEXT),
+            Column("doc_id", TEXT),
+            Column("top_id", BIGINT, null=True),
+            Column("top_action", TEXT, null=True),
+            Column("top_ms", BIGINT, null=True),
+            Column("top_hash", TEXT, null=True),
+            Column("decision_id", BIGINT, null=True),
+            Column("decision", TEXT, null=True),
+            Column("grade", INTEGER, null=True),
+            Column("decision_ms", BIGINT, null=True),
+            Column("adjudication_id", BIGINT, null=True),
+            Column("note_id", BIGINT, null=True),
+        ),
+        key=("assessor", "query_id", "doc_id"),
+        readers=OWN,
+        derived=True,
+        since=6,
+    ),
+    Table(
         "logins",
         (
             Column("login", TEXT),
@@ -286,6 +314,9 @@ TABLES: tuple[Table, ...] = (
 )
 
 BY_NAME = {table.name: table for table in TABLES}
+
+#: The tables a campaign's content is: what the dump holds, the hash covers and a copy moves (not ``derived``).
+DUMPED: tuple[Table, ...] = tuple(t for t in TABLES if not t.derived)
 
 #: The newest version the declaration itself knows (a backend may add versions of its own on top).
 LATEST = max(max(t.since, *(c.since for c in t.columns), *(i.since for i in t.indexes)) for t in TABLES)

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from toolkit.errors import StoreError
-from toolkit.judging.sql import ddl
+from toolkit.judging.sql import ddl, decisions
 from toolkit.judging.sql.dialect import SQLITE
 from toolkit.judging.sql.tables import LATEST, Table
 from toolkit.judging.sqlite import files
@@ -55,6 +55,8 @@ def _guards(table: Table, version: int) -> list[str]:
 def _script(version: int) -> str:
     statements = ddl.migration(SQLITE, version)
     statements += [g for t in ddl.TABLES if t.append_only and t.since <= version for g in _guards(t, version)]
+    if version == decisions.SINCE:  # the decisions in force: built from the log, then kept by a trigger
+        statements += [decisions.build(), *decisions.sqlite_triggers()]
     return "".join(f"{statement};\n" for statement in statements)
 
 
