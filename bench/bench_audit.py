@@ -6,7 +6,8 @@ and put first on ``PYTHONPATH`` (the workspace's own subprocesses, ``{python} -m
 it, so every process runs that version).
 
 Rows, each the median of ``--repeat`` calls after one untimed call (the first audit runs the two systems and
-builds the qrels; the timed ones reuse the runs, as the test suite's audits mostly do):
+builds the qrels; the timed ones reuse the runs, as the test suite's audits mostly do); the versions' calls
+take turns, so both see the same load:
 
 1. **audit, command** — ``python -m toolkit audit`` in its own process: wall, CPU of the process and every
    process it waited for (the systems' pre-flight checks, ``[docs] ids``, the doc source), peak RSS;
@@ -109,10 +110,6 @@ def child(argv: list[str], *, cwd: Path, env: dict[str, str]) -> dict[str, float
     }
 
 
-def median_of(rows: list[dict[str, float | str]], key: str) -> float:
-    return statistics.median(float(r[key]) for r in rows)
-
-
 def small_runs(folder: Path) -> list[str]:
     """Two 12-topic runs of 10 docs and their qrels (3 judged docs a topic, grades 1–2), seeded."""
     import random
@@ -130,37 +127,49 @@ def small_runs(folder: Path) -> list[str]:
     return [str(folder / "a.run"), str(folder / "b.run"), "--qrels", str(folder / "q.qrels")]
 
 
-def version(label: str, source: Path, workspace: Path, repeat: int, small: list[str]) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(source), "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("CI", None)
-    python = sys.executable
-    child([python, "-m", "toolkit", "audit"], cwd=workspace, env=env)  # runs the systems, builds the qrels
-    audits = [child([python, "-m", "toolkit", "audit"], cwd=workspace, env=env) for _ in range(repeat)]
-    script = workspace / "in_process_audit.py"
-    script.write_text(IN_PROCESS)
-    warm = json.loads(
-        str(child([python, str(script), str(repeat)], cwd=workspace, env=env)["stdout"])
-        .strip()
-        .splitlines()[-1]
-    )
-    argv = [python, "-X", "importtime", "-m", "toolkit", "compare", *small, "--format", "json"]
-    child(argv, cwd=workspace, env=env)
-    compares = [child(argv, cwd=workspace, env=env) for _ in range(repeat)]
-    modules = len(
-        [line for line in str(compares[-1]["stderr"]).splitlines() if line.startswith("import time:")]
-    )
-    plain = [child(argv[:1] + argv[3:], cwd=workspace, env=env) for _ in range(repeat)]
-    return {
-        "label": label,  # type: ignore[dict-item]
-        "audit_wall_s": median_of(audits, "wall_s"),
-        "audit_cpu_s": median_of(audits, "cpu_s"),
-        "audit_rss_mb": median_of(audits, "rss_mb"),
-        **{f"warm_{k}": v for k, v in warm.items()},
-        "compare_wall_s": median_of(plain, "wall_s"),
-        "compare_cpu_s": median_of(plain, "cpu_s"),
-        "compare_rss_mb": median_of(plain, "rss_mb"),
-        "compare_modules": modules,
-    }
+class Version:
+    """One version's source and workspace: its samples are taken in turn with the other version's, so both
+    see the same load on a shared machine."""
+
+    def __init__(self, label: str, folder: Path, small: list[str]) -> None:
+        self.label = label
+        self.folder = folder
+        self.env = {**os.environ, "PYTHONPATH": str(folder), "PYTHONDONTWRITEBYTECODE": "1"}
+        self.env.pop("CI", None)
+        self.compare = [sys.executable, "-m", "toolkit", "compare", *small, "--format", "json"]
+        self.samples: list[dict[str, float]] = []
+        (folder / "in_process_audit.py").write_text(IN_PROCESS)
+        self.run([sys.executable, "-m", "toolkit", "audit"])  # runs the systems, builds the qrels
+        self.run(self.compare)
+
+    def run(self, argv: list[str]) -> dict[str, float | str]:
+        return child(argv, cwd=self.folder, env=self.env)
+
+    def sample(self) -> None:
+        audit = self.run([sys.executable, "-m", "toolkit", "audit"])
+        warm = self.run([sys.executable, str(self.folder / "in_process_audit.py"), "1"])
+        compare = self.run(self.compare)
+        imported = self.run([*self.compare[:1], "-X", "importtime", *self.compare[1:]])
+        self.samples.append(
+            {
+                "audit_wall_s": float(audit["wall_s"]),
+                "audit_cpu_s": float(audit["cpu_s"]),
+                "audit_rss_mb": float(audit["rss_mb"]),
+                **{
+                    f"warm_{k}": v
+                    for k, v in json.loads(str(warm["stdout"]).strip().splitlines()[-1]).items()
+                },
+                "compare_wall_s": float(compare["wall_s"]),
+                "compare_cpu_s": float(compare["cpu_s"]),
+                "compare_rss_mb": float(compare["rss_mb"]),
+                "compare_modules": sum(
+                    1 for line in str(imported["stderr"]).splitlines() if line.startswith("import time:")
+                ),
+            }
+        )
+
+    def row(self) -> dict[str, float]:
+        return {k: statistics.median(s[k] for s in self.samples) for k in self.samples[0]}
 
 
 def checkout(ref: str, folder: Path) -> Path:
@@ -176,15 +185,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", default="none", help="git ref to compare with (e.g. main), or none")
     args = parser.parse_args()
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         small = small_runs(folder)
-        now = checkout("HEAD", folder / "now")
-        rows.append(version("HEAD", now, now, args.repeat, small))
+        versions = [Version("HEAD", checkout("HEAD", folder / "now"), small)]
         if args.before != "none":
-            before = checkout(args.before, folder / "before")
-            rows.append(version(args.before, before, before, args.repeat, small))
+            versions.append(Version(args.before, checkout(args.before, folder / "before"), small))
+        for _ in range(args.repeat):
+            for v in versions:
+                v.sample()
+        rows = [{"label": v.label, **v.row()} for v in versions]
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; median of {args.repeat} calls each\n")
     keys = [k for k in rows[0] if k != "label"]
