@@ -108,8 +108,9 @@ def test_objects_frozen_by_the_caller_stay_frozen() -> None:
 
     gc.freeze()
     try:
-        before = gc.get_freeze_count()
+        assert gc.get_freeze_count() > 0
         assert adjust(S4, "holm") == pytest.approx([0.04, 0.09, 0.09, 0.025, 0.2])
-        assert gc.get_freeze_count() == before
+        # still frozen (a frozen object that dies is freed as usual, so the count may drop, but not to 0)
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
