@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import compileall
 import functools
+import gc
 import hashlib
 import os
 import shutil
@@ -140,6 +141,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if member(item):
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection left alive (every module the tests import, the collected items) out of the
+    garbage collector's full passes: each one, in a worker that has imported scipy, pandas, textual and the
+    rest, otherwise walks those objects again (about a twentieth of the in-process tests' CPU)."""
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)
