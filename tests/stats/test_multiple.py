@@ -1,5 +1,7 @@
 """Holm and Benjamini–Hochberg (S4), randomised Tukey HSD."""
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -76,6 +78,20 @@ def test_a_family_of_one_is_statsmodels_value_without_loading_statsmodels(method
     assert answer["loaded"] == []
 
 
+@pytest.fixture
+def thawed() -> Iterator[None]:
+    """Nothing frozen during the test (tests/conftest.py freezes what collection left alive), as in a process
+    that never froze; frozen again afterwards."""
+    import gc
+
+    gc.unfreeze()
+    try:
+        yield
+    finally:
+        gc.freeze()
+
+
+@pytest.mark.usefixtures("thawed")
 def test_holm_does_not_make_a_full_collection_of_the_callers_objects() -> None:
     """statsmodels' Holm ends with ``gc.collect()``: in a process holding a few hundred thousand objects (a
     test runner, a notebook, an audit with matplotlib loaded) that full collection costs a tenth of a second a
@@ -102,6 +118,7 @@ def test_holm_does_not_make_a_full_collection_of_the_callers_objects() -> None:
     assert gc.get_freeze_count() == 0  # everything thawed again
 
 
+@pytest.mark.usefixtures("thawed")
 def test_objects_frozen_by_the_caller_stay_frozen() -> None:
     """A pre-fork server freezes its objects on purpose; ``adjust`` leaves that choice alone."""
     import gc
