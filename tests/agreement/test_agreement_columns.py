@@ -68,3 +68,36 @@ def test_alpha_of_columns_is_krippendorff(case: tuple[list[tuple[str, str, str, 
                 reliability_data=data, value_domain=labels, level_of_measurement=level
             )
         assert math.isclose(value, float(expected), rel_tol=1e-9, abs_tol=1e-12), level
+
+
+@settings(max_examples=25, deadline=None)
+@given(campaigns())
+def test_alpha_is_bit_for_bit_krippendorff_of_the_reliability_matrix(
+    case: tuple[list[tuple[str, str, str, int]], list[int]],
+) -> None:
+    """Alpha is computed from each unit's label counts, counted once for the three levels; the package given
+    the assessors × units matrix (its own counting, as the toolkit called it before) answers the very same
+    floats, unit for unit in the same order."""
+    import krippendorff
+
+    from toolkit.agreement.alpha import LEVELS, krippendorff_alpha
+
+    rows, labels = case
+    table = columns(rows)
+    result = krippendorff_alpha(table, labels)
+    raters = np.bincount(table.item, minlength=table.n_items)
+    pairable = raters >= 2
+    kept = pairable[table.item]
+    column = np.cumsum(pairable) - 1
+    data = np.full((len(table.assessors), int(pairable.sum())), np.nan)
+    data[table.assessor[kept], column[table.item[kept]]] = table.grade[kept]
+    for level in LEVELS:
+        value = getattr(result, level).value
+        if value is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = krippendorff.alpha(
+                reliability_data=data, value_domain=labels, level_of_measurement=level
+            )
+        assert value == float(expected) + 0.0, level

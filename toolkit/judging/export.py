@@ -30,6 +30,7 @@ reaching the qrels.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,28 +196,52 @@ def choose_grades(
 
     One place for the rule, whichever way the grades were read (the database's read model, or a test's replay
     of the log that holds that read model to the log)."""
+    if policy.name == "assessor":
+        chosen = {
+            key: per[policy.assessor]
+            for key, per in graded
+            if policy.assessor is not None and policy.assessor in per
+        }
+        return chosen, 0, _ungraded(chosen, adjudications, gold)
+    return _combined(((key, list(per.values())) for key, per in graded), policy, adjudications, gold)
+
+
+def _combined(
+    graded: Iterable[tuple[tuple[str, str], Sequence[int]]],
+    policy: Policy,
+    adjudications: Mapping[tuple[str, str], Any],
+    gold: Collection[tuple[str, str]],
+) -> tuple[dict[tuple[str, str], int], int, int]:
+    """``choose_grades`` for every policy but ``assessor=NAME``, from each item's grades alone (which
+    assessor gave which does not matter to them): no mapping per item to build, a third of export's policy
+    time at 171,151 items."""
+    base = policy.fallback if policy.name == "adjudicated" else policy.name
     chosen: dict[tuple[str, str], int] = {}
     ties = adjudicated = 0
-    for key, per in graded:
-        if policy.name == "assessor":
-            if policy.assessor is not None and policy.assessor in per:
-                chosen[key] = per[policy.assessor]
-            continue
-        adj = adjudications.get(key)
+    for key, grades in graded:
+        adj = adjudications.get(key) if adjudications else None
         if adj is not None and adj.grade is not None:
             chosen[key] = adj.grade
             adjudicated += 1
             continue
-        grade, tie = combine(
-            list(per.values()), policy.fallback if policy.name == "adjudicated" else policy.name
-        )
+        grade, tie = combine(grades, base)
         chosen[key] = grade
         ties += tie
-    for key, adj in adjudications.items():  # adjudicated items nobody graded (e.g. all said unrateable)
+    return chosen, ties, adjudicated + _ungraded(chosen, adjudications, gold)
+
+
+def _ungraded(
+    chosen: dict[tuple[str, str], int],
+    adjudications: Mapping[tuple[str, str], Any],
+    gold: Collection[tuple[str, str]],
+) -> int:
+    """Add to ``chosen`` the adjudicated items nobody graded (e.g. all said unrateable); how many."""
+    added = 0
+    for key, adj in adjudications.items():
         if key not in chosen and key not in gold and adj.grade is not None:
             chosen[key] = adj.grade
-            adjudicated += 1
-    return chosen, ties, adjudicated
+            added += 1
+    return added
 
 
 def export_qrels(
@@ -234,17 +259,22 @@ def export_qrels(
     check_log(store)
     gold = set(store.gold())
     rows = store.current_grades() if grades is None else grades  # gold aside; topic order, doc, assessor
-    assessors = sorted({r[2] for r in rows})
+    assessors = sorted(set(map(operator.itemgetter(2), rows)))
     if policy.name == "assessor" and policy.assessor not in set(store.assessors()):
         known = ", ".join(store.assessors()) or "none yet"
         raise UsageError(f"--policy assessor={policy.assessor}: no such assessor in this campaign ({known})")
     adjudications = store.adjudications() if policy.name == "adjudicated" else {}
 
-    graded = (
-        (key, {r[2]: r[3] for r in group})
-        for key, group in itertools.groupby(rows, key=lambda r: (r[0], r[1]))
-    )
-    chosen, ties, adjudicated = choose_grades(graded, policy, adjudications, gold)
+    items = itertools.groupby(rows, key=operator.itemgetter(0, 1))  # rows are in (topic, doc) order
+    if policy.name == "assessor":
+        chosen, ties, adjudicated = choose_grades(
+            ((key, {r[2]: r[3] for r in group}) for key, group in items), policy, adjudications, gold
+        )
+    else:
+        grade = operator.itemgetter(3)
+        chosen, ties, adjudicated = _combined(
+            ((key, list(map(grade, group))) for key, group in items), policy, adjudications, gold
+        )
 
     sampled: dict[tuple[str, str], float] = {}
     for row in store.inclusion():  # by round: the latest round's probability stands

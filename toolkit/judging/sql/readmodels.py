@@ -26,6 +26,8 @@ collation.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import operator
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -117,12 +119,27 @@ class SQLReadQueries(ReadQueries):
     def current_grades(self, *, include_gold: bool = False, notes: bool = False) -> list[Grade]:
         gold = "" if include_gold else f"AND NOT {_gold('d')} "
         # the grade is the table's; only a note needs the log's rows
-        return self._rows(
+        rows: list[Grade] = self._rows(
             f"SELECT d.query_id, d.doc_id, d.assessor, d.grade, {NOTE if notes else 'NULL'} "
             f"FROM {current(self._decisions(), 'decision_id', notes=True) if notes else self._decisions() + ' d'} "
-            f"LEFT JOIN topics t ON t.query_id = d.query_id WHERE d.decision = 'judge' {gold}"
-            f"ORDER BY {self._topic_order('d.query_id')}, {self._by('d.doc_id', 'd.assessor')}"
+            f"WHERE d.decision = 'judge' {gold}"
         )
+        return self._in_topic_order(rows, 3)
+
+    def _in_topic_order(self, rows: list[Any], width: int) -> list[Any]:
+        """``rows`` sorted by topic order (topics the campaign lacks last), then by their first
+        ``width`` columns (a key: unique), by code point. Sorted here rather than by the database: SQLite
+        sorting the 342,302 grades of a campaign of real size by topic order cost 1-2 s of an export's 5, and
+        Python sorts them in a fraction of that (by key, then stably by topic)."""
+        rows.sort(key=operator.itemgetter(*range(width)))
+        order = {q: o for q, o in self._rows("SELECT query_id, ord FROM topics") if o is not None}
+        last = max(order.values(), default=0) + 1
+        # each topic's rows are together now: put the topics (not each row) in order
+        topics = [
+            (order.get(q, last), list(group)) for q, group in itertools.groupby(rows, operator.itemgetter(0))
+        ]
+        topics.sort(key=operator.itemgetter(0))  # stable: topics the campaign lacks stay by id
+        return [row for _, group in topics for row in group]
 
     def decision_counts(self) -> dict[tuple[str, bool], int]:
         rows = self._rows(
@@ -270,13 +287,7 @@ class SQLReadQueries(ReadQueries):
 
     def pooled(self, *, include_gold: bool = True) -> list[tuple[str, str]]:
         gold = "" if include_gold else f"WHERE NOT {_gold('p')} "
-        return [
-            (q, d)
-            for q, d in self._rows(
-                "SELECT p.query_id, p.doc_id FROM pool_items p LEFT JOIN topics t ON t.query_id = p.query_id "
-                f"{gold}ORDER BY {self._topic_order('p.query_id')}, {self._by('p.doc_id')}"
-            )
-        ]
+        return self._in_topic_order(self._rows(f"SELECT p.query_id, p.doc_id FROM pool_items p {gold}"), 2)
 
     def log_position(self) -> tuple[int, int | None]:
         count, last = self._rows("SELECT COUNT(*), MAX(id) FROM judgment_log")[0]
