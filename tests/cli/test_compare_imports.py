@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.imports import console_script_imports
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "stats"
 
@@ -41,22 +41,26 @@ UNNEEDED_BY_COMPARE = (
 
 def _imported(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """The installed console script under ``python -X importtime``: its result and every module loaded."""
-    script = Path(sys.executable).with_name("trec-toolkit")
-    assert script.is_file(), f"the console script is not installed beside {sys.executable}"
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(script), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-    )
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:") and "imported package" not in line
-    }
+    proc, modules = console_script_imports(*args, cwd=cwd)
     assert "toolkit.stats.comparison" in modules  # the probe saw the command at work
     return proc, modules
+
+
+def s1(measures: str, fmt: str) -> list[str]:
+    """``compare`` of the reference example S1's two runs, primary RR@10."""
+    return [
+        "compare",
+        str(DATA / "s1-a.run"),
+        str(DATA / "s1-b.run"),
+        "--qrels",
+        str(DATA / "s1.qrels"),
+        "--measures",
+        measures,
+        "--primary",
+        "RR@10",
+        "--format",
+        fmt,
+    ]
 
 
 def _unneeded(modules: set[str]) -> list[str]:
@@ -66,19 +70,7 @@ def _unneeded(modules: set[str]) -> list[str]:
 @pytest.mark.parametrize("fmt", ["json", "table"])
 def test_compare_of_two_small_runs_imports_only_what_it_needs(tmp_path: Path, fmt: str) -> None:
     """S1: two runs, ten topics, RR@10 and P@1; the exact randomization p is the reference's 0.1875."""
-    args = [
-        "compare",
-        str(DATA / "s1-a.run"),
-        str(DATA / "s1-b.run"),
-        "--qrels",
-        str(DATA / "s1.qrels"),
-        "--measures",
-        "RR@10 P@1",
-        "--primary",
-        "RR@10",
-        "--format",
-        fmt,
-    ]
+    args = s1("RR@10 P@1", fmt)
     proc, modules = _imported(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     if fmt == "json":
@@ -90,19 +82,7 @@ def test_compare_of_two_small_runs_imports_only_what_it_needs(tmp_path: Path, fm
 
 def test_one_candidate_and_one_measure_need_no_multiple_testing_correction(tmp_path: Path) -> None:
     """A family of one p-value is its own adjusted p: the correction's library is not loaded for it."""
-    args = [
-        "compare",
-        str(DATA / "s1-a.run"),
-        str(DATA / "s1-b.run"),
-        "--qrels",
-        str(DATA / "s1.qrels"),
-        "--measures",
-        "RR@10",
-        "--primary",
-        "RR@10",
-        "--format",
-        "json",
-    ]
+    args = s1("RR@10", "json")
     proc, modules = _imported(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     comparison = json.loads(proc.stdout)["comparisons"][0]

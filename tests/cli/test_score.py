@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers.imports import console_script_imports
 
 from toolkit.cli import main
 
@@ -267,22 +268,9 @@ UNNEEDED_BY_SCORE = (
 
 
 def _imported_by_console_script(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run the installed ``trec-toolkit`` under ``python -X importtime`` in ``cwd`` (outside a workspace: a
+    """The installed ``trec-toolkit`` under ``-X importtime`` in ``cwd`` (outside a workspace: a
     ``toolkit.toml`` needs the TOML parser): its result, and every module loaded."""
-    script = Path(sys.executable).with_name("trec-toolkit")
-    assert script.is_file(), f"the console script is not installed beside {sys.executable}"
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(script), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-    )
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:") and "imported package" not in line
-    }
+    proc, modules = console_script_imports(*args, cwd=cwd)
     assert "toolkit.scoring.evaluate" in modules  # the probe saw the command at work
     return proc, modules
 

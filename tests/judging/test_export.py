@@ -222,26 +222,16 @@ def test_export_refuses_a_log_row_that_breaks_a_rule(
 def test_export_console_script_loads_no_statsmodels_scipy_or_pandas(tmp_path: Path, make_campaign) -> None:
     """The manifest's agreement summary is point estimates: the whole ``export`` process, as a user runs it,
     imports none of statsmodels, scipy, pandas or scikit-learn (``-X importtime`` names every module)."""
-    import subprocess
-    import sys
+    from helpers.imports import console_script_imports
 
     campaign = make_campaign(tmp_path / "c.sqlite", assessors=("alice", "bob", "carol"))
     with CampaignStore.open(campaign) as store:
         store.record_many([(a, q, d, g, act, None) for a, q, d, g, act in JUDGMENTS])
     out = tmp_path / "m.qrels"
-    script = Path(sys.executable).parent / "trec-toolkit"
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", str(script), "export", str(campaign), "--policy", "majority"]
-        + ["-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
+    result, loaded = console_script_imports(
+        "export", str(campaign), "--policy", "majority", "-o", str(out), cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    loaded = {
-        line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
-    }
     assert "toolkit.agreement.agree" in loaded  # the summary was made
     assert sorted(m for m in loaded if m.split(".")[0] in ("statsmodels", "scipy", "pandas", "sklearn")) == []
     assert out.exists() and Path(f"{out}.json").exists()
