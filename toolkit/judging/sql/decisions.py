@@ -31,7 +31,7 @@ log's). ``tests/judging/test_readmodels.py`` holds the table to a replay of the 
 from __future__ import annotations
 
 from toolkit.judging.records import DECISIONS
-from toolkit.judging.sql.tables import table
+from toolkit.judging.sql.tables import listed, table
 
 TABLE = table("decisions_in_force")
 #: The schema version that brought the table.
@@ -45,10 +45,6 @@ STACKED = (*DECISIONS, "adjudicate")
 _KEY = ("assessor", "query_id", "doc_id")
 
 
-def _listed(values: tuple[str, ...]) -> str:
-    return ", ".join(f"'{v}'" for v in values)
-
-
 def derive(where: str = "", *, schema: str = "") -> str:
     """SELECT the table's columns from the log, one row per key (of the keys ``where`` keeps, a condition on
     ``e``, the log row): the latest event of each kind that no later undo of the same item names — an undo of
@@ -58,8 +54,8 @@ def derive(where: str = "", *, schema: str = "") -> str:
     live = "u.id IS NULL"
     stacks = (
         "SELECT e.assessor, e.query_id, e.doc_id, "
-        f"MAX(CASE WHEN e.action IN ({_listed(STACKED)}) AND {live} THEN e.id END) AS top_id, "
-        f"MAX(CASE WHEN e.action IN ({_listed(DECISIONS)}) AND {live} THEN e.id END) AS decision_id, "
+        f"MAX(CASE WHEN e.action IN ({listed(STACKED)}) AND {live} THEN e.id END) AS top_id, "
+        f"MAX(CASE WHEN e.action IN ({listed(DECISIONS)}) AND {live} THEN e.id END) AS decision_id, "
         f"MAX(CASE WHEN e.action = 'adjudicate' AND {live} THEN e.id END) AS adjudication_id, "
         "MAX(CASE WHEN e.action = 'note' THEN e.id END) AS note_id "
         f"FROM {log} e LEFT JOIN {log} u ON u.assessor = e.assessor AND u.query_id = e.query_id "
@@ -155,7 +151,7 @@ SQLITE_TRIGGERS = (*(f"{TRIGGER}_{actions[0]}" for actions in APPENDED), TRIGGER
 
 def sqlite_triggers() -> list[str]:
     out = [
-        f"CREATE TRIGGER {name} AFTER INSERT ON judgment_log WHEN NEW.action IN ({_listed(actions)}) "
+        f"CREATE TRIGGER {name} AFTER INSERT ON judgment_log WHEN NEW.action IN ({listed(actions)}) "
         f"AND NOT {_later('')} BEGIN {_upsert(sets, '')}; END"
         for name, (actions, sets) in zip(SQLITE_TRIGGERS, APPENDED.items(), strict=False)
     ]
@@ -171,7 +167,7 @@ def postgresql_trigger() -> str:
     """The trigger and its function (``{schema}`` placeholders: ``security.compose`` fills them)."""
     schema = "{schema}."
     cases = "".join(
-        f"        {'IF' if i == 0 else 'ELSIF'} NEW.action IN ({_listed(actions)}) THEN\n"
+        f"        {'IF' if i == 0 else 'ELSIF'} NEW.action IN ({listed(actions)}) THEN\n"
         f"            {_upsert(sets, schema)};\n"
         for i, (actions, sets) in enumerate(APPENDED.items())
     )

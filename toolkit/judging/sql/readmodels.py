@@ -36,17 +36,13 @@ from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent
 from toolkit.judging.sql.decisions import TABLE as DECISIONS_TABLE
 from toolkit.judging.sql.decisions import derive
 from toolkit.judging.sql.dialect import Dialect
-from toolkit.judging.sql.tables import REAL
+from toolkit.judging.sql.tables import REAL, listed
 
 Rows = list[tuple[Any, ...]]
 
 #: Decisions that settle an item (``toolkit.judging.queue.SETTLED``: a skip does not).
 SETTLING = ("judge", "unrateable")
 _GRADED = ("judge", "adjudicate")
-
-
-def _listed(values: Sequence[str]) -> str:
-    return ", ".join(f"'{v}'" for v in values)
 
 
 def current(decisions: str, column: str, *, notes: bool = False) -> str:
@@ -159,7 +155,7 @@ class SQLReadQueries(ReadQueries):
 
     def progress_facts(self, fast_below_ms: int) -> ProgressFacts:
         d = self.dialect
-        settled = _listed(SETTLING)
+        settled = listed(SETTLING)
         # Every stack of the log (the decisions in force), then every count from it. ``c``: per stack, the
         # top's action, time and content hash, and the assessor's decision in force (``action``, ``grade``,
         # ``ms``).
@@ -235,7 +231,7 @@ class SQLReadQueries(ReadQueries):
 
     def session_segments(self, width_s: float) -> Rows:
         d = self.dialect
-        decided = _listed(DECISIONS)
+        decided = listed(DECISIONS)
         bucket = f"CAST({d.seconds.format('time')} / {d.mark} AS INTEGER)"
         return self._rows(
             f"WITH b AS (SELECT assessor, MIN(id) AS first, MAX(id) AS last, "
@@ -294,7 +290,7 @@ class SQLReadQueries(ReadQueries):
         return int(count), None if last is None else int(last)
 
     def log_suspects(self) -> list[LogEvent]:
-        graded = _listed(_GRADED)
+        graded = listed(_GRADED)
         fields = ", ".join(
             f"e.{'id' if f.name == 'event_id' else f.name}" for f in dataclasses.fields(LogEvent)
         )

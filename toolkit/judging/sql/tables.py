@@ -16,6 +16,7 @@ security at 4). So the SQLite and PostgreSQL campaigns of one version hold the s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolkit.judging.records import ACTIONS
@@ -118,7 +119,12 @@ class Table:
         return tuple(c.name for c in (self.dumped if dumped else self.columns))
 
 
-_ACTIONS = ", ".join(f"'{a}'" for a in ACTIONS)
+def listed(values: Sequence[str]) -> str:
+    """SQL literals of fixed words (actions, statuses) for an ``IN (…)`` list or a CHECK: ``'a', 'b'``."""
+    return ", ".join(f"'{v}'" for v in values)
+
+
+_ACTIONS = listed(ACTIONS)
 
 #: Every table, in dump and restore order (topics before the pool that refers to them).
 TABLES: tuple[Table, ...] = (
