@@ -35,6 +35,9 @@ from helpers.devnull_guard import (  # noqa: F401 (hooks: pytest finds them by n
     pytest_sessionstart,
 )
 
+# The stress tier's switch, read once (helpers/sizes.py: property tests draw their full count under it).
+from helpers.sizes import SLOW
+
 # Per-test wall and CPU seconds when $TOOLKIT_TEST_TIMINGS names a file (helpers/timings.py says why).
 from helpers.timings import pytest_runtest_protocol  # noqa: F401 (a hook: pytest finds it by name)
 
@@ -126,15 +129,18 @@ def _imports_ranx(path: Path) -> bool:
 #: thousands of topics, twenty assessors at once, a fresh install of every dependency). The README's test
 #: command skips them, saying so; ``.ci/run`` runs them right after it, and ``TREC_TOOLKIT_SLOW=1`` runs them
 #: here (``TREC_TOOLKIT_SLOW=1 pytest -m slow``: only them).
-SLOW = bool(os.environ.get("TREC_TOOLKIT_SLOW"))
+#: A ``sized`` test (tests/helpers/sizes.py) draws a fifth of its random cases in the README's command and all of
+#: them in the stress tier, where it counts as ``slow`` too (so ``-m slow`` selects it).
 SLOW_SKIP = "the stress tier: .ci/run runs it after the README's command; TREC_TOOLKIT_SLOW=1 runs it here"
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), and skip the
-    stress tier unless ``TREC_TOOLKIT_SLOW`` is set."""
+    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), skip the
+    stress tier unless ``TREC_TOOLKIT_SLOW`` is set, and put the ``sized`` tests in it when it is."""
     for item in items:
+        if SLOW and item.get_closest_marker("sized"):
+            item.add_marker(pytest.mark.slow)
         if not SLOW and item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.skip(reason=SLOW_SKIP))
         for group, member in SERIAL_GROUPS.items():

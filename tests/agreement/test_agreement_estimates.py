@@ -6,7 +6,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from hypothesis import given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit.agreement import agree
@@ -24,7 +25,7 @@ def tables(draw: st.DrawFn) -> tuple[np.ndarray, tuple[int, ...]]:
     return np.array(cells, np.int64).reshape(k, k), labels
 
 
-@settings(max_examples=300, deadline=None)
+@scaled_settings(max_examples=300, deadline=None)
 @given(tables())
 def test_kappa_estimate_is_statsmodels_to_the_bit_and_sklearn(
     case: tuple[np.ndarray, tuple[int, ...]],
@@ -58,7 +59,7 @@ def test_kappa_estimate_is_statsmodels_to_the_bit_and_sklearn(
         assert not point.se.defined and point.ci95.reason is not None
 
 
-@settings(max_examples=300, deadline=None)
+@scaled_settings(max_examples=300, deadline=None)
 @given(
     st.integers(2, 5).flatmap(
         lambda k: st.tuples(
@@ -84,7 +85,7 @@ def test_fleiss_estimate_is_statsmodels_to_the_bit(case: tuple[int, int, list[li
         assert fleiss_estimate(table) == float(fleiss_kappa(table, method="fleiss"))
 
 
-@settings(max_examples=60, deadline=None)
+@scaled_settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([[0, 1], [0, 1, 2, 3], [-1, 0, 1, 2]]))
 def test_estimates_only_changes_nothing_the_estimates_say(seed: int, labels: list[int]) -> None:
     rng = np.random.default_rng(seed)

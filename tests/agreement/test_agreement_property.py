@@ -15,7 +15,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit.agreement import agree
@@ -53,7 +54,7 @@ def kappa(x: list[int], y: list[int], labels: list[int], weights: str | None) ->
         return float(cohen_kappa_score(x, y, labels=labels, weights=weights))
 
 
-@settings(max_examples=60, deadline=None)
+@scaled_settings(max_examples=60, deadline=None)
 @given(campaigns())
 def test_every_statistic_is_the_reference_libraries(
     case: tuple[list[tuple[str, str, str, int]], list[int]],
@@ -126,7 +127,7 @@ def test_every_statistic_is_the_reference_libraries(
         assert dist.counts == tuple(counts_by[(dist.assessor, g)] for g in labels)
 
 
-@settings(max_examples=25, deadline=None)
+@scaled_settings(max_examples=25, deadline=None)
 @given(campaigns(min_topics=10))
 def test_the_topic_bootstrap_resamples_topics_as_stated(
     case: tuple[list[tuple[str, str, str, int]], list[int]],

@@ -17,7 +17,8 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from toolkit.errors import FormatError
@@ -201,7 +202,7 @@ def outcome(read: object) -> tuple[str, object]:
         return "error", str(exc)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@scaled_settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(judgments_files(), st.booleans(), st.booleans())
 def test_the_column_reader_answers_as_the_line_reader(
     tmp_path: Path, case: tuple[bytes, str, bool, int], gz: bool, checked: bool

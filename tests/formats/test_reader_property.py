@@ -14,7 +14,8 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from toolkit.formats import read_run, tables
@@ -102,7 +103,7 @@ def render(rows: list[tuple[str, str, float, str]], layout: dict[str, object]) -
     return gzip.compress(data, mtime=0) if layout["gz"] else data
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@scaled_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=runs())
 def test_fast_path_line_reader_and_trec_eval_rule_agree(
     case: tuple[list[tuple[str, str, float, str]], dict[str, object]],

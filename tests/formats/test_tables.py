@@ -15,7 +15,8 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from toolkit.formats import read_qrels, tables
@@ -24,7 +25,7 @@ from toolkit.formats.qrels import JudgmentsView, read_judgment_columns, read_qre
 from toolkit.formats.ranked import read_ranked
 
 
-@settings(max_examples=400, deadline=None)
+@scaled_settings(max_examples=400, deadline=None)
 @given(token=st.text(alphabet="0123456789+-.eExXpPinfaINFAty_ ", min_size=1, max_size=12).map(str.strip))
 def test_arrow_reads_a_score_as_c_does_or_not_at_all(token: str) -> None:
     if not token:
@@ -51,7 +52,7 @@ def test_grades_are_read_by_the_toolkit_not_by_arrow(tmp_path: Path) -> None:
     assert lenient is not None and lenient.grades.tolist() == [0]  # atol("0x10") == 0
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@scaled_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), block=st.sampled_from([8 << 20, 50, 300]))
 def test_qrels_columns_equal_the_line_reader(
     seed: int, block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -88,7 +89,7 @@ def test_a_line_longer_than_a_block_is_read_whole(tmp_path: Path, monkeypatch: p
     assert found[0].doc_ids(found[0].order[:2] * 0 + [0, 1]) == [long_doc, "b"]
 
 
-@settings(max_examples=100, deadline=None)
+@scaled_settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.text(alphabet="ab:/.-_0123456789", max_size=40), min_size=1, max_size=30))
 def test_a_value_hashes_the_same_in_any_array(values: list[str]) -> None:
     import pyarrow as pa
@@ -101,7 +102,7 @@ def test_a_value_hashes_the_same_in_any_array(values: list[str]) -> None:
     assert len(set(together)) == len(set(values))
 
 
-@settings(max_examples=200, deadline=None)
+@scaled_settings(max_examples=200, deadline=None)
 @given(
     lengths=st.lists(st.integers(1, 30), min_size=1, max_size=12),
     seed=st.integers(0, 2**32 - 1),
@@ -129,7 +130,7 @@ def test_duplicates_are_found_topic_by_topic_as_by_one_sort(
     assert has_duplicates(keys, same, starts=starts) == has_duplicates(keys, same)
 
 
-@settings(max_examples=200, deadline=None)
+@scaled_settings(max_examples=200, deadline=None)
 @given(
     chunks=st.lists(st.lists(st.binary(max_size=6), max_size=6), max_size=6),
     picks=st.lists(st.integers(0, 10**6), max_size=20),

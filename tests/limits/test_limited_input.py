@@ -16,7 +16,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit.errors import ConfigError, FormatError
@@ -68,7 +69,7 @@ def read_all(data: bytes, *, max_line: int, max_total: int, sizes: list[int], gz
         out += chunk
 
 
-@settings(max_examples=400, deadline=None)
+@scaled_settings(max_examples=400, deadline=None)
 @given(
     lines=st.lists(st.integers(0, 40), min_size=0, max_size=30),
     final_newline=st.booleans(),

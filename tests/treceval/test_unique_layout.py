@@ -18,6 +18,7 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers.sizes import examples
 
 from toolkit.formats import tables
 from toolkit.formats.as_trec_eval import read_qrels_as_trec_eval, read_run_as_trec_eval
@@ -27,7 +28,7 @@ from toolkit.reports.trec_eval import render_trec_eval
 from toolkit.treceval import evaluate, parse_options
 from toolkit.treceval.fast import fast_trec_eval
 
-CASES = 60
+CASES = examples(60)  # a fifth in the README's command, 60 in the stress tier (helpers/sizes.py)
 MEASURES = ["-m", "map", "-m", "P.5", "-m", "recip_rank", "-m", "ndcg_cut.10", "-m", "bpref"]
 
 
@@ -62,6 +63,7 @@ def unique_layout(rng: random.Random) -> tuple[bytes, bytes, bool]:
     return b"\n".join(lines) + b"\n", b"\n".join(qrels) + b"\n", planted
 
 
+@pytest.mark.sized
 @pytest.mark.parametrize("block", [8 << 20, 256, 1000])
 def test_the_unique_layout_reads_as_trec_eval_reads_it(  # type: ignore[no-untyped-def]
     trec_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int

@@ -13,7 +13,8 @@ import re
 import warnings
 
 import pytest
-from hypothesis import example, given, settings
+from helpers.sizes import scaled_settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from toolkit.model import Topic, TopicSet, TruthPattern
@@ -85,7 +86,7 @@ def _case(pattern: str, docs: list[str], flags: int = 0) -> dict[str, object]:
     return {"patterns": [(pattern, 1)], "prefixes": [""], "tails": docs, "flags": flags, "split": 1}
 
 
-@settings(max_examples=600, deadline=None)
+@scaled_settings(max_examples=600, deadline=None)
 @example(**_case(r"^ab?c", ["ac", "abc", "b"]))  # an optional character is not part of the prefix
 @example(**_case(r"^a*b", ["b", "ab", "c"]))
 @example(**_case(r"^a[(]b|c", ["xc", "a(b", "b"]))  # the "(" in a class opens no group: "|" is top level
