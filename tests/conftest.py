@@ -124,6 +124,14 @@ def _imports_ranx(path: Path) -> bool:
     return "import ranx" in path.read_text(encoding="utf-8")
 
 
+@functools.cache
+def _shares_a_module_fixture(path: Path) -> bool:
+    """A module whose tests share a module-scoped fixture (an audit, a comparison run once for the tests that
+    read it) runs on one worker: pytest builds such a fixture once per process, so split across the two
+    workers it was built twice."""
+    return 'scope="module"' in path.read_text(encoding="utf-8")
+
+
 #: The stress tier: tests marked ``@pytest.mark.slow`` run the code paths of quicker tests again at a size or a
 #: count chosen to catch what a small case cannot (a race repeated two hundred times, bombs of hundreds of MiB,
 #: thousands of topics, twenty assessors at once, a fresh install of every dependency). The README's test
@@ -136,7 +144,8 @@ SLOW_SKIP = "the stress tier: .ci/run runs it after the README's command; TREC_T
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), skip the
+    """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), and each test
+    of a module sharing a module-scoped fixture with the module's, skip the
     stress tier unless ``TREC_TOOLKIT_SLOW`` is set, and put the ``sized`` tests in it when it is."""
     for item in items:
         if SLOW and item.get_closest_marker("sized"):
@@ -147,6 +156,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if member(item):
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+        else:
+            if _shares_a_module_fixture(item.path):
+                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

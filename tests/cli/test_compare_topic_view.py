@@ -1,5 +1,9 @@
 """``compare --show TOPIC``, ``--docs`` and ``--topics-shown`` through the installed console script.
 
+The text view and the page are checked through the console script (exit code, stdout, stderr); their
+variations (another doc source, a usage error, another ``--topics-shown``) run the same command line in this
+process, through click's runner.
+
 A small study built here: topic t1's relevant document falls from rank 1 to rank 3 (degraded), t2's rises
 from 2 to 1 (fixed), t3 is unchanged. The expected lists are written out by hand from the run files
 (trec_eval's order: score descending), the grades from the qrels, the titles from the corpus.
@@ -8,6 +12,7 @@ from 2 to 1 (fixed), t3 is unchanged. The expected lists are written out by hand
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -69,21 +74,40 @@ def study(tmp_path: Path) -> Path:
     return tmp_path
 
 
+COMPARE = [
+    "compare",
+    "base.run",
+    "cand.run",
+    "--qrels",
+    "q.qrels",
+    "--topics",
+    "t.toml",
+    "--primary",
+    "RR@10",
+]
+
+
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    base = [
-        "compare",
-        "base.run",
-        "cand.run",
-        "--qrels",
-        "q.qrels",
-        "--topics",
-        "t.toml",
-        "--primary",
-        "RR@10",
-    ]
+    """The comparison through the installed console script."""
     return subprocess.run(
-        [str(SCRIPT), *base, *args], cwd=folder, capture_output=True, text=True, timeout=300
+        [str(SCRIPT), *COMPARE, *args], cwd=folder, capture_output=True, text=True, timeout=300
     )
+
+
+def invoke(folder: Path, *args: str, command: list[str] = COMPARE) -> subprocess.CompletedProcess[str]:
+    """The same command line in this process (click's runner): for the variations of a path whose output
+    the console-script tests above check (the text view, the page), a process start each is only CPU."""
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        got = CliRunner().invoke(main, [*command, *args])
+    finally:
+        os.chdir(cwd)
+    return subprocess.CompletedProcess(args, got.exit_code, got.stdout, got.stderr)
 
 
 def test_show_prints_both_rankings_with_grades_moves_and_titles(study: Path) -> None:
@@ -117,26 +141,20 @@ def test_show_reads_titles_from_a_campaigns_snapshots(study: Path) -> None:
             json.dumps({"doc_id": d, "title": f"Old {t}", "text": x}) + "\n" for d, (t, x) in CORPUS.items()
         )
     )
-    pooled = subprocess.run(
-        [
-            str(SCRIPT),
-            "pool",
-            "base.run",
-            "cand.run",
-            "--topics",
-            "t.toml",
-            "--docs",
-            "old.jsonl",
-            "-o",
-            "c.sqlite",
-        ],
-        cwd=study,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    pooled = invoke(
+        study,
+        "base.run",
+        "cand.run",
+        "--topics",
+        "t.toml",
+        "--docs",
+        "old.jsonl",
+        "-o",
+        "c.sqlite",
+        command=["pool"],
     )
     assert pooled.returncode == 0, pooled.stderr
-    done = run(study, "--show", "t2", "--docs", "c.sqlite")
+    done = invoke(study, "--show", "t2", "--docs", "c.sqlite")
     assert done.returncode == 0, done.stderr
     assert "Old Answer two" in done.stdout and "Old Noise two" in done.stdout
     assert "from campaign c" in done.stderr
@@ -144,18 +162,18 @@ def test_show_reads_titles_from_a_campaigns_snapshots(study: Path) -> None:
 
 def test_show_uses_the_workspace_doc_source(study: Path) -> None:
     (study / "toolkit.toml").write_text('[docs]\npath = "corpus.jsonl"\n')
-    done = run(study, "--show", "t3")
+    done = invoke(study, "--show", "t3")
     assert done.returncode == 0, done.stderr
     assert "Answer three" in done.stdout and "Noise three" in done.stdout
 
 
 def test_show_of_an_unknown_topic_or_with_a_format_is_a_usage_error(study: Path) -> None:
-    done = run(study, "--show", "nope")
+    done = invoke(study, "--show", "nope")
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == (
         "Error: topic 'nope' is not in this comparison (3 topics: t1, t2, t3, …); pass one of its topic ids"
     )
-    done = run(study, "--show", "t1", "--format", "json")
+    done = invoke(study, "--show", "t1", "--format", "json")
     assert done.returncode == 2
     assert (
         done.stderr.splitlines()[-1]
@@ -181,7 +199,7 @@ def test_html_holds_the_view_bounded_by_topics_shown(study: Path) -> None:
     assert docs["rel1"][1:3] == ["The answer to t1", "Body of the answer."]
     assert docs["u1"][3] == "not in corpus.jsonl"
     assert "z3" not in docs  # only the documents of the topics shown are fetched and embedded
-    everything = page_data(run(study, "--format", "html", "--topics-shown", "0").stdout)
+    everything = page_data(invoke(study, "--format", "html", "--topics-shown", "0").stdout)
     assert everything["shown"] == 3
 
 
@@ -190,5 +208,5 @@ def docs_id(data: dict, index: int) -> str:
 
 
 def test_topics_shown_must_be_a_whole_number(study: Path) -> None:
-    done = run(study, "--format", "html", "--topics-shown", "-1")
+    done = invoke(study, "--format", "html", "--topics-shown", "-1")
     assert done.returncode == 2 and "--topics-shown" in done.stderr

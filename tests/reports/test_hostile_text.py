@@ -2,7 +2,8 @@
 
 A topic's text holds OSC 52 (which sets the clipboard), a clear-screen, BEL and the 8-bit CSI (U+009B); a
 doc id holds OSC 52; a pre-flight check prints them. Every output of the real CLI (subprocess, exit code
-checked) — ``compare`` and ``score`` in every ``--format``, to stdout and to ``-o FILE``, ``pool``'s warning,
+checked) — ``compare`` and ``score`` in every ``--format``, to stdout and to ``-o FILE`` (``-o`` but
+for the HTML page through click's runner in-process, the same command line), ``pool``'s warning,
 ``run``'s ``Pre-flight`` line — must hold no C0 control but newline and tab, no DEL and no C1 control; the
 text people read shows the sequence made visible (``␛``), and JSON keeps it as an escape that reads back to
 the same string (checked with ``json.loads``).
@@ -15,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,15 +68,51 @@ def assert_inert(text: str, where: str, *, shown: bool = True) -> None:
         assert "␛]52;c;cHduZWQ=" in text, f"{where}: the sequence is not shown made visible"
 
 
+COMPARE = ["compare", "a.run", "b.run", "--qrels", "q.qrels", "--topics", "topics.toml"]
+
+
+@pytest.fixture(scope="module")
+def compared(root: Path) -> Callable[[str], subprocess.CompletedProcess[str]]:
+    """``compare --format FMT`` to stdout through the real CLI, run once per format for the tests that read it."""
+    done: dict[str, subprocess.CompletedProcess[str]] = {}
+
+    def compare(fmt: str) -> subprocess.CompletedProcess[str]:
+        if fmt not in done:
+            done[fmt] = toolkit(root, *COMPARE, "--format", fmt)
+        return done[fmt]
+
+    return compare
+
+
+def written_in_process(root: Path, args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    """The same command line run in this process (click's runner), for an output the subprocess checks
+    elsewhere: ``-o`` through the console script is checked once, with the HTML page."""
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    monkeypatch.chdir(root)
+    return CliRunner().invoke(main, args, env={"COLUMNS": "200"}).exit_code
+
+
 @pytest.mark.parametrize("fmt", ["md", "html", "table", "json"])
-def test_compare_in_every_format_carries_no_control_character(root: Path, fmt: str) -> None:
-    args = ["compare", "a.run", "b.run", "--qrels", "q.qrels", "--topics", "topics.toml", "--format", fmt]
-    done = toolkit(root, *args)
+def test_compare_in_every_format_carries_no_control_character(
+    root: Path,
+    compared: Callable[[str], subprocess.CompletedProcess[str]],
+    fmt: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = [*COMPARE, "--format", fmt, "-o", f"out.{fmt}"]
+    done = compared(fmt)
     assert done.returncode == 0, done.stderr
     assert_inert(done.stdout, f"compare --format {fmt}", shown=fmt in ("md", "html"))
     assert_inert(done.stderr, "stderr", shown=False)
-    written = toolkit(root, *args, "-o", f"out.{fmt}")
-    assert written.returncode == 0, written.stderr
+    if fmt == "html":  # -o through the console script once: the page a browser opens
+        written = toolkit(root, *args)
+        assert written.returncode == 0, written.stderr
+        assert_inert(written.stderr + written.stdout, "-o stderr", shown=False)
+    else:
+        assert written_in_process(root, args, monkeypatch) == 0
     assert_inert(
         (root / f"out.{fmt}").read_text(encoding="utf-8"), f"-o out.{fmt}", shown=fmt in ("md", "html")
     )
@@ -82,13 +120,14 @@ def test_compare_in_every_format_carries_no_control_character(root: Path, fmt: s
         json.loads(done.stdout)  # still JSON
 
 
-def test_the_markdown_report_shows_the_topic_text_made_visible(root: Path) -> None:
+def test_the_markdown_report_shows_the_topic_text_made_visible(
+    compared: Callable[[str], subprocess.CompletedProcess[str]],
+) -> None:
     """Read back by an independent Markdown reader (markdown-it-py): the cell text is the visible form."""
     from markdown_it import MarkdownIt
 
-    done = toolkit(
-        root, "compare", "a.run", "b.run", "--qrels", "q.qrels", "--topics", "topics.toml", "--format", "md"
-    )
+    done = compared("md")
+    assert done.returncode == 0, done.stderr
     page = MarkdownIt("commonmark").enable("table").render(done.stdout)
     assert "<td>hash␛]52;c;cHduZWQ=␇ ␛[2J \\x9b31m 1</td>" in page
 

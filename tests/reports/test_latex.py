@@ -114,11 +114,26 @@ def cli(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def test_the_marks_of_the_command_line_table_are_the_json_verdicts(tmp_path: Path) -> None:
+def json_verdicts(*args: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The same comparison's ``--format json``, the reference the table's marks are held to, in this process
+    (click's runner): the LaTeX under test comes from the console script; JSON's own path is tested with it."""
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    monkeypatch.chdir(cwd)
+    done = CliRunner().invoke(main, ["compare", *args, "--format", "json"])
+    assert done.exit_code == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_marks_of_the_command_line_table_are_the_json_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runs = [str(p) for p in write_runs(tmp_path)]
     args = [*runs, "--qrels", str(tmp_path / "q.qrels"), "--measures", "RR@10 P@1 P@5", "--correction", "bh"]
     latex = cli("compare", *args, "--format", "latex", cwd=tmp_path)
-    data = json.loads(cli("compare", *args, "--format", "json", cwd=tmp_path))
+    data = json_verdicts(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     expected = json_marks(data)
     assert expected  # the design has significant differences to mark
     rows = table_rows(latex)
@@ -168,7 +183,7 @@ def compile_table(table: str, folder: Path) -> str:
     return (folder / "paper.log").read_text(errors="replace")
 
 
-def test_the_example_table_compiles_with_pdflatex(tmp_path: Path) -> None:
+def test_the_example_table_compiles_with_pdflatex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     need_tex()
     args = [
         str(ROOT / "runs" / "bm25.run"),
@@ -180,7 +195,7 @@ def test_the_example_table_compiles_with_pdflatex(tmp_path: Path) -> None:
     latex = cli("compare", *args, "--format", "latex", cwd=tmp_path)
     log = compile_table(latex, tmp_path)
     assert "Missing character" not in log  # every character set in the font (no silent gap)
-    data = json.loads(cli("compare", *args, "--format", "json", cwd=tmp_path))
+    data = json_verdicts(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     rows = table_rows(latex)
     expected = json_marks(data)
     assert {(r, m): rows[r][m]["sup"] for r in data["runs"] for m in data["setup"]["measures"]} == {

@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from helpers.sizes import examples
 from trec_adversarial import make_batch, render_qrels, render_run
 
 from toolkit.errors import ToolkitWarning
@@ -82,10 +83,15 @@ def _same(a, b, where: str) -> None:  # type: ignore[no-untyped-def]
         assert x == y or (x != x and y != y), f"{where}: {m} all: {x!r} != {y!r}"
 
 
+#: Random cases per block: a fifth (at least ten) in the README's command, all in the stress tier.
+COLUMN_CASES, DICT_CASES, BATCH_CASES, ORACLE_CASES = examples(25), examples(20), examples(30), examples(40)
+
+
+@pytest.mark.sized
 @pytest.mark.parametrize("block", range(4))
 def test_list_path_equals_column_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     taken = _paths_taken(monkeypatch)
-    for seed in range(block * 25, (block + 1) * 25):
+    for seed in range(block * 25, block * 25 + COLUMN_CASES):
         run, qrels = _write(tmp_path, 50_000 + seed)
         measures = EVERY_ROW if seed % 2 == 0 else VARIANTS[seed % 3]
         by_columns = _scores(read_run(run), read_qrels(qrels), measures)
@@ -93,16 +99,17 @@ def test_list_path_equals_column_path(tmp_path: Path, monkeypatch: pytest.Monkey
         by_lists = _scores(read_run_lines(run), read_qrels_lines(qrels), measures)
         assert taken["from_lists"] > lists_before, f"seed {seed}: the list path did not answer"
         _same(by_columns, by_lists, f"seed {seed}")
-    assert taken["_from_columns"] >= 20, "the column path should answer nearly every case"
+    assert taken["_from_columns"] >= COLUMN_CASES * 4 // 5, "the column path should answer nearly every case"
 
 
+@pytest.mark.sized
 @pytest.mark.parametrize("block", range(2))
 def test_list_path_equals_numpy_dict_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
 ) -> None:
     """Dict inputs above ``SMALL_RESULTS`` take the numpy batch: the same inputs scored both ways agree."""
     taken = _paths_taken(monkeypatch)
-    for seed in range(block * 20, (block + 1) * 20):
+    for seed in range(block * 20, block * 20 + DICT_CASES):
         run_path, qrels_path = _write(tmp_path, 60_000 + seed)
         run, qrels = read_run_lines(run_path), read_qrels_lines(qrels_path)
         measures = EVERY_ROW if seed % 2 else VARIANTS[seed % 3]
@@ -115,9 +122,10 @@ def test_list_path_equals_numpy_dict_path(
         _same(by_numpy, by_lists, f"seed {seed}")
 
 
+@pytest.mark.sized
 def test_list_batch_forms_the_same_res_rels_as_the_numpy_batch(tmp_path: Path) -> None:
     """Topic by topic, ``ListBatch`` and ``Batch`` hand the reference ports the same ``ResRels`` (also -J)."""
-    for seed in range(30):
+    for seed in range(BATCH_CASES):
         run_path, qrels_path = _write(tmp_path, 70_000 + seed)
         run, qrels = read_run_lines(run_path), read_qrels_lines(qrels_path)
         judgments = {q: dict(d) for q, d in qrels.judgments.items()}
@@ -148,11 +156,12 @@ ORACLE = {
 }
 
 
+@pytest.mark.sized
 def test_list_path_equals_trec_eval(trec_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     taken = _paths_taken(monkeypatch)
     args = [a for arg in ORACLE for a in ("-m", arg)]
     checked = 0
-    for seed in range(40):
+    for seed in range(ORACLE_CASES):
         run_path, qrels_path = _write(tmp_path, 80_000 + seed)
         scores = _scores(
             read_run_lines(run_path), read_qrels_lines(qrels_path), [m for _, m in ORACLE.values()]
@@ -173,5 +182,5 @@ def test_list_path_equals_trec_eval(trec_eval, tmp_path: Path, monkeypatch: pyte
                 shown = str(int(ours)) if "." not in expected else f"{ours:.4f}"
                 assert shown == expected, f"seed {seed}: {measure} {qid}: trec_eval {expected}, ours {ours!r}"
                 checked += 1
-    assert taken["from_lists"] >= 40 and taken["_from_columns"] == 0 and taken["from_dicts"] == 0
-    assert checked > 2000
+    assert taken["from_lists"] >= ORACLE_CASES and taken["_from_columns"] == 0 and taken["from_dicts"] == 0
+    assert checked > 50 * ORACLE_CASES

@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+from helpers.sizes import examples
 from trec_adversarial import lengthen_doc_ids, make_batch, render_qrels, render_run
 
 from toolkit.formats.as_trec_eval import read_qrels_as_trec_eval, read_run_as_trec_eval
@@ -19,7 +21,7 @@ from toolkit.reports.trec_eval import render_trec_eval
 from toolkit.treceval import evaluate, parse_options
 from toolkit.treceval.fast import fast_trec_eval
 
-BATCHES = 160
+BATCHES = examples(160)  # a fifth in the README's command, all in the stress tier (helpers/sizes.py)
 
 KERNEL_MEASURES = [
     ["-m", "official"],
@@ -47,6 +49,7 @@ def options_for(rng: random.Random, files: list[str]) -> list[str]:
     return options + files
 
 
+@pytest.mark.sized
 def test_fast_path_equals_trec_eval_and_the_reference_loop(trec_eval, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     answered = 0
     for seed in range(BATCHES):
