@@ -22,6 +22,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 from pathlib import Path
@@ -116,6 +117,8 @@ SERIAL_GROUPS = {
     "ranx": lambda item: _imports_ranx(item.path),
     "terminal": lambda item: item.path.name == "test_tmux.py",
     "browser": lambda item: item.path.parent.name == "browser",
+    # the tests reading the one audit of the example workspace (``example_audit``), so it runs once
+    "example_audit": lambda item: "example_audit" in item.fixturenames,
 }
 
 
@@ -166,6 +169,26 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     garbage collector's full passes: each one, in a worker that has imported scipy, pandas, textual and the
     rest, otherwise walks those objects again (about a twentieth of the in-process tests' CPU)."""
     gc.freeze()
+
+
+@pytest.fixture(scope="session")
+def example_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The README's main command, ``audit`` through the console script, on a copy of the example workspace
+    (bm25f against bm25): its folder, with the printed summary in ``summary.txt``. Run once, for every test
+    that reads what it wrote (the ``example_audit`` group of ``SERIAL_GROUPS`` keeps them on one worker)."""
+    root = tmp_path_factory.mktemp("example-audit")
+    for name in ("toolkit.toml", "topics", "runs", "qrels"):
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, root / name)
+        else:
+            shutil.copy(src, root / name)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "audit"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    (root / "summary.txt").write_text(done.stdout)
+    return root
 
 
 @pytest.fixture(autouse=True)

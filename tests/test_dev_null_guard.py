@@ -42,6 +42,7 @@ def session(tmp_path: Path, *, broken: bool) -> subprocess.CompletedProcess[str]
         "PYTHONPATH": str(TESTS),
         "TOOLKIT_TEST_DEV_NULL": str(null),
         "BREAK": "1" if broken else "0",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # the guard alone: the installed plugins' start-up is only CPU
     }
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "helpers.devnull_guard", "-p", "no:cacheprovider", "-rA"],

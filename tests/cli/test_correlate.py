@@ -1,8 +1,14 @@
-"""``trec-toolkit correlate`` as an outsider runs it: the installed script, exit codes, exact messages."""
+"""``trec-toolkit correlate`` as an outsider runs it: the installed script, exit codes, exact messages.
+
+The JSON held to scipy's τ, the table and the refusals run the installed script; the variations of the JSON
+path (identical qrels, the measure a workspace declares) run the same command line in this process, through
+click's runner.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +22,21 @@ CLI = Path(sys.executable).with_name("trec-toolkit")
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(CLI), "correlate", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def invoke(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``run``'s command line in this process (click's runner), from the folder ``cwd``."""
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    here = Path.cwd()
+    os.chdir(cwd)
+    try:
+        got = CliRunner().invoke(main, ["correlate", *args])
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, got.exit_code, got.stdout, got.stderr)
 
 
 def _write_runs(folder: Path) -> list[str]:
@@ -40,7 +61,7 @@ def test_identical_qrels_give_tau_one(tmp_path: Path) -> None:
     qrels.write_text("".join(f"q{q} 0 d{i} 1\n" for q in range(12) for i in range(4)))
     copy = tmp_path / "copy.qrels"
     copy.write_text(qrels.read_text())
-    done = run(
+    done = invoke(
         *runs,
         "--qrels",
         str(qrels),
@@ -52,6 +73,7 @@ def test_identical_qrels_give_tau_one(tmp_path: Path) -> None:
         "json",
         "--resamples",
         "200",
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -137,6 +159,6 @@ def test_the_measure_defaults_to_the_workspace_primary(tmp_path: Path, config: s
     qrels = tmp_path / "full.qrels"
     qrels.write_text("".join(f"q{q} 0 d{i} 1\n" for q in range(12) for i in range(4)))
     (tmp_path / "toolkit.toml").write_text(config)
-    done = run(*runs, "--qrels", str(qrels), "--qrels", str(qrels), "--format", "json", cwd=tmp_path)
+    done = invoke(*runs, "--qrels", str(qrels), "--qrels", str(qrels), "--format", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["measure"] == measure

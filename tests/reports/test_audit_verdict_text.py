@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import subprocess
-import sys
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -39,23 +36,6 @@ def rr10(run: dict[str, list[str]], relevant: dict[str, set[str]], topics: list[
         first = next((i for i, d in enumerate(docs, start=1) if d in relevant.get(q, set())), None)
         out.append(0.0 if first is None else 1 / first)
     return np.array(out)
-
-
-@pytest.fixture(scope="module")
-def example_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("example")
-    for name in ("toolkit.toml", "topics", "runs", "qrels"):
-        src = REPO / name
-        if src.is_dir():
-            shutil.copytree(src, root / name)
-        else:
-            shutil.copy(src, root / name)
-    done = subprocess.run(
-        [sys.executable, "-m", "toolkit", "audit"], cwd=root, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr
-    (root / "summary.txt").write_text(done.stdout)
-    return root
 
 
 def test_no_significant_difference_is_not_equivalence_and_gives_the_mde(example_audit: Path) -> None:
