@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -114,14 +115,16 @@ def scanned(pattern: str, *files: str) -> set[str]:
     return found
 
 
-def config_keys() -> dict[str, set[str]]:
-    """Every key the code reads from toolkit.toml, by table."""
+@functools.cache
+def config_keys() -> dict[str, frozenset[str]]:
+    """Every key the code reads from toolkit.toml, by table (scanned once per process: the parametrized
+    tests below read it again for every table)."""
     from toolkit.pipeline.audit import AUDIT_DEFAULTS
     from toolkit.systems.config import KIND_KEYS, SHARED_KEYS
     from toolkit.tui.keymap import ACTIONS, GRADE_PREFIX
     from toolkit.workspace import MOVED_TO_WORKSPACE, RUN_DEFAULTS
 
-    return {
+    keys = {
         "workspace": set(RUN_DEFAULTS) | set(MOVED_TO_WORKSPACE) | scanned(r'\bsettings\.get\("(\w+)"'),
         "systems.NAME": SHARED_KEYS | set().union(*KIND_KEYS.values()),
         "docs": scanned(r'_argv_list\(section, "(\w+)"', "toolkit/pooling/docsource.py")
@@ -132,6 +135,7 @@ def config_keys() -> dict[str, set[str]]:
         "judge": scanned(r'\bjudge\.get\("(\w+)"'),
         "judge.keys": {f"{GRADE_PREFIX}N", *ACTIONS},
     }
+    return {table: frozenset(found) for table, found in keys.items()}
 
 
 def test_the_key_list_covers_every_table_the_code_reads() -> None:
