@@ -173,8 +173,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.fixture(scope="session")
 def example_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The README's main command, ``audit`` through the console script, on a copy of the example workspace
-    (bm25f against bm25): its folder, with the printed summary in ``summary.txt``. Run once, for every test
+    """The README's main command, ``audit`` through the installed console script, on a copy of the example
+    workspace (bm25f against bm25): its folder, with what it printed in ``summary.txt`` and ``stderr.txt``. Run once, for every test
     that reads what it wrote (the ``example_audit`` group of ``SERIAL_GROUPS`` keeps them on one worker)."""
     root = tmp_path_factory.mktemp("example-audit")
     for name in ("toolkit.toml", "topics", "runs", "qrels"):
@@ -183,11 +183,11 @@ def example_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copytree(src, root / name)
         else:
             shutil.copy(src, root / name)
-    done = subprocess.run(
-        [sys.executable, "-m", "toolkit", "audit"], cwd=root, capture_output=True, text=True, timeout=600
-    )
+    script = Path(sys.executable).parent / "trec-toolkit"
+    done = subprocess.run([str(script), "audit"], cwd=root, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     (root / "summary.txt").write_text(done.stdout)
+    (root / "stderr.txt").write_text(done.stderr)
     return root
 
 
