@@ -117,8 +117,10 @@ SERIAL_GROUPS = {
     "ranx": lambda item: _imports_ranx(item.path),
     "terminal": lambda item: item.path.name == "test_tmux.py",
     "browser": lambda item: item.path.parent.name == "browser",
-    # the tests reading the one audit of the example workspace (``example_audit``), so it runs once
+    # the tests reading one result built per process, so it is built once: the audit of the example
+    # workspace (``example_audit``) and the example corpus (tests/example/conftest.py's ``cache``)
     "example_audit": lambda item: "example_audit" in item.fixturenames,
+    "example_corpus": lambda item: item.path.parent.name == "example" and "cache" in item.fixturenames,
 }
 
 
