@@ -7,7 +7,6 @@ expected values written out by hand from the run files and qrels.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,9 +18,8 @@ from toolkit.errors import UsageError
 
 pytestmark = pytest.mark.filterwarnings("ignore::toolkit.errors.ToolkitWarning")
 
-SCRIPT = Path(sys.executable).parent / "trec-toolkit"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from test_compare_topic_view import BASE, CAND, CORPUS, QRELS, TOPICS, write_run  # noqa: E402
+from test_compare_topic_view import BASE, CAND, CORPUS, QRELS, TOPICS, invoke, write_run  # noqa: E402
 
 
 @pytest.fixture
@@ -87,20 +85,8 @@ def test_topic_needs_rankings_and_a_known_topic(study: Path) -> None:
 
 
 def test_to_latex_is_the_command_lines(study: Path) -> None:
-    args = [
-        "compare",
-        "base.run",
-        "cand.run",
-        "--qrels",
-        "q.qrels",
-        "--topics",
-        "t.toml",
-        "--primary",
-        "RR@10",
-    ]
-    done = subprocess.run(
-        [str(SCRIPT), *args, "--format", "latex"], cwd=study, capture_output=True, text=True
-    )
+    """The command line's table (its console-script path: tests/reports/test_latex.py), here in-process."""
+    done = invoke(study, "--format", "latex")
     assert done.returncode == 0, done.stderr
     assert compare(study).to_latex() == done.stdout
 

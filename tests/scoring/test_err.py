@@ -111,14 +111,26 @@ def test_compare_primary_err_gives_the_true_mean_with_dashed_ids(tmp_path: Path)
             for i, d in enumerate(sorted(docs))
         )
     )
-    done = subprocess.run(
-        [str(VENV_BIN / "trec-toolkit"), "compare", str(run_path), str(other), "--qrels", str(qrels_path)]
-        + ["--primary", "ERR@10", "--format", "json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    # compare's JSON through click's runner: its console-script path is tests/reports/test_hostile_text.py's
+    done = CliRunner().invoke(
+        main,
+        [
+            "compare",
+            str(run_path),
+            str(other),
+            "--qrels",
+            str(qrels_path),
+            "--primary",
+            "ERR@10",
+            "--format",
+            "json",
+        ],
     )
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     (primary,) = [c for c in json.loads(done.stdout)["comparisons"] if c["family"] == "confirmatory"]
     assert primary["measure"] == "ERR@10" and primary["n"] == len(ids)
     for key, ranked in (("mean_baseline", run), ("mean_candidate", None)):
