@@ -39,6 +39,7 @@ from typing import Any
 
 from toolkit.errors import StoreError, UsageError
 from toolkit.formats.names import assessor_problem
+from toolkit.judging.itemgrades import ItemGrades, choose_item_grades, read_item_grades
 from toolkit.judging.queries import Grade
 from toolkit.judging.records import CampaignTopic, LogEvent
 from toolkit.judging.store import CampaignStore, EventFacts, event_problem
@@ -250,19 +251,28 @@ def export_qrels(
     *,
     unjudged: str | int = "skip",
     name: str = "qrels",
-    grades: Sequence[Grade] | None = None,
+    grades: Sequence[Grade] | ItemGrades | None = None,
 ) -> ExportResult:
-    """Apply ``policy`` to the campaign's current judgments; see the module docstring (``grades``:
-    ``store.current_grades()`` when the caller has read them already)."""
+    """Apply ``policy`` to the campaign's current judgments; see the module docstring. ``grades``: what the
+    caller has read already — ``read_item_grades(store)`` (the grades numbered against the pool, applied with
+    arrays: ``toolkit.judging.itemgrades``) or ``store.current_grades()`` (rows, applied item by item); by
+    default the first, and rows where it does not apply. Both give the same result."""
     if unjudged not in ("skip", -1):
         raise UsageError(f"--unjudged {unjudged}: use -1 or skip")
     check_log(store)
-    gold = set(store.gold())
-    rows = store.current_grades() if grades is None else grades  # gold aside; topic order, doc, assessor
-    assessors = sorted(set(map(operator.itemgetter(2), rows)))
     if policy.name == "assessor" and policy.assessor not in set(store.assessors()):
         known = ", ".join(store.assessors()) or "none yet"
         raise UsageError(f"--policy assessor={policy.assessor}: no such assessor in this campaign ({known})")
+    if grades is None and policy.name != "assessor":
+        grades = read_item_grades(store)
+    if isinstance(grades, ItemGrades):
+        result = _export_items(store, policy, grades, unjudged=unjudged, name=name)
+        if result is not None:
+            return result
+        grades = None  # not a case the arrays cover: rows
+    gold = set(store.gold())
+    rows = store.current_grades() if grades is None else grades  # gold aside; topic order, doc, assessor
+    assessors = sorted(set(map(operator.itemgetter(2), rows)))
     adjudications = store.adjudications() if policy.name == "adjudicated" else {}
 
     items = itertools.groupby(rows, key=operator.itemgetter(0, 1))  # rows are in (topic, doc) order
@@ -312,4 +322,44 @@ def export_qrels(
         gold_excluded=len(gold),
         grade_counts=dict(Counter(chosen.values())),
         probabilities=probabilities,
+    )
+
+
+def _export_items(
+    store: CampaignStore, policy: Policy, grades: ItemGrades, *, unjudged: str | int, name: str
+) -> ExportResult | None:
+    """``export_qrels`` from the grades numbered against the pool (``toolkit.judging.itemgrades``); None
+    where that does not apply: ``assessor=NAME``, sampled rounds (their population is exported too), an
+    adjudication outside the pool."""
+    import numpy as np
+
+    if policy.name == "assessor" or store.inclusion():
+        return None
+    gold = store.gold()
+    adjudications = store.adjudications() if policy.name == "adjudicated" else {}
+    base = policy.fallback if policy.name == "adjudicated" else policy.name
+    choice = choose_item_grades(grades, base, adjudications, gold)
+    if choice is None:
+        return None
+    written = unjudged != "skip"
+    judgments: dict[str, dict[str, int]] = {}
+    for query_id, doc_id, value, chosen in zip(
+        grades.query_ids, grades.doc_ids, choice.grade.tolist(), choice.chosen.tolist(), strict=True
+    ):  # the pool's order: topic order, then doc id
+        if chosen or written:
+            judgments.setdefault(query_id, {})[doc_id] = value if chosen else -1
+    values, counts = np.unique(choice.grade[choice.chosen], return_counts=True)
+    graded = int(choice.chosen.sum())
+    return ExportResult(
+        qrels=Qrels(judgments=judgments, name=name),
+        policy=str(policy),
+        assessors=grades.assessors,
+        items=len(grades.query_ids),
+        graded=graded,
+        unjudged=len(grades.query_ids) - graded,
+        unjudged_written=written,
+        adjudicated=choice.adjudicated,
+        majority_ties=choice.ties,
+        gold_excluded=len(gold),
+        grade_counts=dict(zip(values.tolist(), counts.tolist(), strict=True)),
     )

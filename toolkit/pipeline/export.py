@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from toolkit.judging.export import ExportResult
+    from toolkit.judging.itemgrades import ItemGrades
     from toolkit.judging.queries import Grade
     from toolkit.judging.store import CampaignStore
     from toolkit.workspace import Workspace
@@ -41,11 +42,16 @@ def export_campaign(
     """Apply ``policy`` (``adjudicated``, ``majority`` … see ``toolkit.judging.export``) to the campaign; an
     export without a single graded judgment is an error rather than an empty qrels file."""
     from toolkit.judging.export import export_qrels, parse_policy
+    from toolkit.judging.itemgrades import read_item_grades
     from toolkit.judging.store import CampaignStore
 
     parsed = parse_policy(policy, fallback=fallback)
     with CampaignStore.open(campaign) as store:
-        grades = store.current_grades()  # read once: the qrels and the agreement summary both need them
+        # read once: the qrels and the agreement summary both need them — numbered against the pool where
+        # the store can (``toolkit.judging.itemgrades``), else as rows
+        grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store)
+        if grades is None:
+            grades = store.current_grades()
         result = export_qrels(store, parsed, unjudged=unjudged, name=name, grades=grades)
         agreement = _agreement(store, grades)
         events, last = store.log_position()
@@ -101,16 +107,22 @@ def write_export(
     )
 
 
-def _agreement(store: CampaignStore, grades: Sequence[Grade]) -> dict[str, Any] | None:
+def _agreement(store: CampaignStore, grades: Sequence[Grade] | ItemGrades) -> dict[str, Any] | None:
     """The agreement summary for the manifest; None when there is nothing (or too little) to agree on."""
     from toolkit.agreement import agreement_summary
     from toolkit.agreement.ratings import RatingTable
+    from toolkit.judging.itemgrades import ItemGrades
 
-    if not grades:
+    if not len(grades):
         return None
     # column-wise: one grade per assessor and item, integers (the store's decisions in force)
-    query_ids, doc_ids, assessors, values, _ = zip(*grades, strict=True)
-    table = RatingTable.from_columns(assessors, query_ids, doc_ids, values)
+    if isinstance(grades, ItemGrades):
+        table = RatingTable.from_items(
+            grades.item, grades.assessor, grades.assessors, grades.grade, grades.query_ids, grades.doc_ids
+        )
+    else:
+        query_ids, doc_ids, assessors, values, _ = zip(*grades, strict=True)
+        table = RatingTable.from_columns(assessors, query_ids, doc_ids, values)
     try:
         return agreement_summary(table, labels=sorted(store.grades()))
     except ToolkitError:
