@@ -266,7 +266,7 @@ def export_qrels(
     if grades is None and policy.name != "assessor":
         grades = read_item_grades(store)
     if isinstance(grades, ItemGrades):
-        result = _export_items(store, policy, grades, unjudged=unjudged, name=name)
+        result = export_items(store, policy, grades, unjudged=unjudged, name=name)
         if result is not None:
             return result
         grades = None  # not a case the arrays cover: rows
@@ -325,7 +325,7 @@ def export_qrels(
     )
 
 
-def _export_items(
+def export_items(
     store: CampaignStore, policy: Policy, grades: ItemGrades, *, unjudged: str | int, name: str
 ) -> ExportResult | None:
     """``export_qrels`` from the grades numbered against the pool (``toolkit.judging.itemgrades``); None
