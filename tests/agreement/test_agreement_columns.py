@@ -8,6 +8,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from tests.agreement.test_agreement_property import campaigns, kappa
@@ -100,3 +101,24 @@ def test_alpha_is_bit_for_bit_krippendorff_of_the_reliability_matrix(
             continue
         expected = krippendorff_reference(data, labels, level)
         assert value == expected + 0.0, level
+
+
+@settings(max_examples=15, deadline=None)
+@given(campaigns())
+def test_alpha_without_the_packages_helpers_is_the_same(
+    case: tuple[list[tuple[str, str, str, int]], list[int]],
+) -> None:
+    """The coincidences computed once for the three levels (with the package's own helpers), and the
+    package's public ``alpha`` called once a level (what a version without those helpers gets): the same
+    floats."""
+    from toolkit.agreement import alpha
+    from toolkit.agreement.alpha import LEVELS, krippendorff_alpha
+
+    rows, labels = case
+    table = columns(rows)
+    once = krippendorff_alpha(table, labels)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(alpha, "HELPERS", (*alpha.HELPERS, "_a_helper_this_version_lacks"))
+        public = krippendorff_alpha(table, labels)
+    for level in LEVELS:
+        assert getattr(once, level) == getattr(public, level), level
