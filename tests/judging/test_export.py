@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.errors import UsageError
-from toolkit.judging.export import combine, export_qrels, parse_policy, round_half_up
+from toolkit.errors import StoreError, UsageError
+from toolkit.judging.export import check_log_beside, combine, export_qrels, parse_policy, round_half_up
 from toolkit.judging.store import CampaignStore
 
 # pool: (q1,d1) (q1,d2) (401,d3) (401,d1); three assessors.
@@ -217,6 +217,31 @@ def test_export_refuses_a_log_row_that_breaks_a_rule(
         "the toolkit, so nothing was exported — check who wrote it (`trec-toolkit judgments export --log`)\n"
     )
     assert not out.exists() and not Path(f"{out}.json").exists()
+
+
+@pytest.mark.parametrize("second", ["opens", "cannot open"])
+def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
+    location: Path | str, make_campaign, monkeypatch: pytest.MonkeyPatch, second: str
+) -> None:
+    """``check_log_beside`` checks on a connection of its own; where none can be opened, on the caller's —
+    either way a forged row stops the export, and a clean log passes."""
+    make_campaign(location)
+    with CampaignStore.open(location) as store:
+        store.record("alice", "q1", "d1", grade=2)  # event 1
+        check_log_beside(store)()  # clean
+    _forge(location, FORGED[0][0])
+    with CampaignStore.open(location) as store:
+        if second == "cannot open":
+
+            def refuse(cls: type, *args: object, **kwargs: object) -> CampaignStore:
+                raise StoreError("no second connection today")
+
+            monkeypatch.setattr(CampaignStore, "open", classmethod(refuse))
+        checked = check_log_beside(store)
+        with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
+            checked()
+        with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
+            export_qrels(store, parse_policy("majority"), checked=check_log_beside(store))
 
 
 def test_export_console_script_loads_no_statsmodels_scipy_or_pandas(tmp_path: Path, make_campaign) -> None:

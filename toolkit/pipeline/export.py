@@ -41,18 +41,19 @@ def export_campaign(
 ) -> CampaignExport:
     """Apply ``policy`` (``adjudicated``, ``majority`` … see ``toolkit.judging.export``) to the campaign; an
     export without a single graded judgment is an error rather than an empty qrels file."""
-    from toolkit.judging.export import export_qrels, parse_policy
+    from toolkit.judging.export import check_log_beside, export_qrels, parse_policy
     from toolkit.judging.itemgrades import read_item_grades
     from toolkit.judging.store import CampaignStore
 
     parsed = parse_policy(policy, fallback=fallback)
     with CampaignStore.open(campaign) as store:
+        checked = check_log_beside(store)  # the log check runs beside the reads; awaited by export_qrels
         # read once: the qrels and the agreement summary both need them — numbered against the pool where
         # the store can (``toolkit.judging.itemgrades``), else as rows
         grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store)
         if grades is None:
             grades = store.current_grades()
-        result = export_qrels(store, parsed, unjudged=unjudged, name=name, grades=grades)
+        result = export_qrels(store, parsed, unjudged=unjudged, name=name, grades=grades, checked=checked)
         agreement = _agreement(store, grades)
         events, last = store.log_position()
         state = {
