@@ -402,12 +402,22 @@ def export_items(
     if choice is None:
         return None
     written = unjudged != "skip"
+    values = (np.where(choice.chosen, choice.grade, -1) if written else choice.grade).tolist()
+    kept = [True] * len(values) if written else choice.chosen.tolist()
     judgments: dict[str, dict[str, int]] = {}
-    for query_id, doc_id, value, chosen in zip(
-        grades.query_ids, grades.doc_ids, choice.grade.tolist(), choice.chosen.tolist(), strict=True
-    ):  # the pool's order: topic order, then doc id
-        if chosen or written:
-            judgments.setdefault(query_id, {})[doc_id] = value if chosen else -1
+    start = 0
+    for query_id, items in itertools.groupby(grades.query_ids):  # the pool's order: topic order, then doc id
+        end = start + sum(1 for _ in items)
+        docs = dict(
+            zip(
+                itertools.compress(grades.doc_ids[start:end], kept[start:end]),
+                itertools.compress(values[start:end], kept[start:end]),
+                strict=True,
+            )
+        )
+        if docs:
+            judgments[query_id] = docs
+        start = end
     values, counts = np.unique(choice.grade[choice.chosen], return_counts=True)
     graded = int(choice.chosen.sum())
     return ExportResult(
