@@ -244,6 +244,40 @@ def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
             export_qrels(store, parse_policy("majority"), checked=check_log_beside(store))
 
 
+@pytest.mark.parametrize("where", ["here", "from another folder"])
+def test_the_manifest_hashes_the_campaign_file_hashed_beside_the_export(
+    tmp_path: Path, make_campaign, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The campaign file is hashed in a thread while the export reads it; the manifest's input is hashlib's
+    SHA-256 of the file, wherever the command runs."""
+    import hashlib
+    import json
+
+    from toolkit.pipeline.export import export_campaign, write_export
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "toolkit.toml").write_text("[workspace]\n", encoding="utf-8")
+    campaign = ws / "c.sqlite"
+    make_campaign(campaign)
+    with CampaignStore.open(campaign) as store:
+        store.record("alice", "q1", "d1", grade=2)
+    expected = hashlib.sha256(campaign.read_bytes()).hexdigest()
+    if where == "from another folder":
+        (tmp_path / "elsewhere").mkdir()
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        given: Path = Path("../ws/c.sqlite")
+    else:
+        monkeypatch.chdir(ws)
+        given = Path("c.sqlite")
+    export = export_campaign(given, "majority")
+    assert export.campaign_sha256 is not None and export.campaign_sha256() == expected
+    write_export(export, ws / "out.qrels", campaign=given)
+    manifest = json.loads((ws / "out.qrels.json").read_text(encoding="utf-8"))
+    # recorded relative to the workspace found from where the command runs (none from the other folder)
+    assert manifest["inputs"]["campaign"] == {"path": str(given), "sha256": expected}
+
+
 def test_export_console_script_loads_no_statsmodels_scipy_or_pandas(tmp_path: Path, make_campaign) -> None:
     """The manifest's agreement summary is point estimates: the whole ``export`` process, as a user runs it,
     imports none of statsmodels, scipy, pandas or scikit-learn (``-X importtime`` names every module)."""
