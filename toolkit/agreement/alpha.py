@@ -89,7 +89,9 @@ def _alphas(counts: Any, labels: Sequence[int]) -> dict[str, float]:
         }
     dtype = np.dtype(np.float64)  # the package's default
     domain = np.asarray(list(labels))
-    o = inner._coincidences(counts, dtype=dtype)
+    o = exact_coincidences(counts)
+    if o is None:
+        o = inner._coincidences(counts, dtype=dtype)
     n_v = o.sum(axis=0)
     e = inner._random_coincidences(n_v, dtype=dtype)
     out = {}
@@ -97,3 +99,29 @@ def _alphas(counts: Any, labels: Sequence[int]) -> dict[str, float]:
         d = inner._distances(domain, inner._distance_metric(level), n_v, dtype=dtype)
         out[level] = float(1 - (o * d).sum() / (e * d).sum())
     return out
+
+
+def exact_coincidences(counts: Any) -> Any:
+    """The package's coincidence matrix of ``counts`` (units × labels), to the bit, by integer arithmetic —
+    where it is exact; else None (the package's ``_coincidences`` then).
+
+    The package adds, unit after unit in floating point, each unit's ``c cᵀ − diag(c)`` divided by its
+    number of pairable values less one, ``m − 1``. Where every ``m − 1`` is a power of two (2 or 3 assessors
+    to an item, the usual campaign) and the sums stay far below 2⁵², every term and every partial sum is a
+    float exactly, so the sum is the exact rational sum whatever the order — which integer matrix products,
+    one per ``m``, give in a few milliseconds instead of four arrays of units × labels × labels (0.1-0.2 s at
+    171,151 units). ``tests/agreement`` holds the two equal, bit for bit."""
+    import numpy as np
+
+    m = np.maximum(counts.sum(axis=1), 2)
+    sizes = np.unique(m).tolist()
+    if any((size - 1) & (size - 2) for size in sizes):  # some m − 1 is not a power of two
+        return None
+    if int((m.astype(np.float64) ** 2).sum()) >= 2**40:
+        return None
+    o = np.zeros((counts.shape[1], counts.shape[1]), np.float64)
+    for size in sizes:
+        group = counts[m == size]
+        unnormalised = group.T @ group - np.diag(group.sum(axis=0))
+        o = o + unnormalised.astype(np.float64) / (size - 1)
+    return o
