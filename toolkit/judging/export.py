@@ -396,7 +396,7 @@ def export_items(
     if policy.name == "assessor" or store.inclusion():
         return None
     gold = store.gold()
-    adjudications = store.adjudications() if policy.name == "adjudicated" else {}
+    adjudications = store.adjudications() if policy.name == "adjudicated" and grades.adjudicated else {}
     base = policy.fallback if policy.name == "adjudicated" else policy.name
     choice = choose_item_grades(grades, base, adjudications, gold)
     if choice is None:

@@ -34,7 +34,8 @@ class ItemGrades:
 
     ``query_ids[p]``, ``doc_ids[p]``: the pool's item ``p`` (``store.pooled(include_gold=False)``'s order);
     per grade: ``item`` (its item's ``p``), ``assessor`` (an index into ``assessors``, by code point) and
-    ``grade`` — numpy arrays. ``position``: an item's ``item_key`` → its ``p``.
+    ``grade`` — numpy arrays. ``position``: an item's ``item_key`` → its ``p``. ``adjudicated``: whether any
+    adjudication is in force (read with the grades).
     """
 
     query_ids: Sequence[str]
@@ -44,6 +45,7 @@ class ItemGrades:
     assessor: Any
     assessors: tuple[str, ...]
     grade: Any
+    adjudicated: bool = True
 
     def __len__(self) -> int:
         return len(self.grade)
@@ -73,7 +75,7 @@ def read_item_grades(store: CampaignStore) -> ItemGrades | None:
     assessors = tuple(sorted(set(columns.assessors)))
     code = {name: i for i, name in enumerate(assessors)}
     assessor = np.fromiter(map(code.__getitem__, columns.assessors), np.int64, n)
-    return ItemGrades(query_ids, doc_ids, position, item, assessor, assessors, grade)
+    return ItemGrades(query_ids, doc_ids, position, item, assessor, assessors, grade, columns.adjudicated > 0)
 
 
 @dataclass(frozen=True)

@@ -31,11 +31,14 @@ Grade = tuple[str, str, str, int, "str | None"]
 class GradeColumns:
     """The grades ``current_grades()`` gives (gold aside), column-wise, in the database's order: row ``i`` is
     ``assessors[i]``'s grade ``grades[i]`` (as text) on the item ``keys[i]`` (``query_id``, a tab, ``doc_id``:
-    ``item_key``). Export's read (``toolkit.judging.sql.columns``): one text a column rather than a row a grade."""
+    ``item_key``). Export's read (``toolkit.judging.sql.columns``): one text a column rather than a row a grade.
+    ``adjudicated``: how many stacks hold an adjudication in force, read in the same pass (none: export need
+    not read them)."""
 
     keys: list[str]
     assessors: list[str]
     grades: list[str]
+    adjudicated: int
 
 
 @dataclass(frozen=True)

@@ -60,20 +60,26 @@ class SQLColumnReads:
         exactly (see the module docstring): read rows then."""
         joined = self.dialect.joined
         sep, tab = f"'{ROW}'", f"'{KEY}'"
-        n, keys, assessors, grades = self._rows(
-            f"SELECT COUNT(*), {joined.format(f'd.query_id || {tab} || d.doc_id', sep)}, "
-            f"{joined.format('d.assessor', sep)}, {joined.format('CAST(d.grade AS TEXT)', sep)} "
-            f"FROM {self._decisions()} d WHERE d.decision = 'judge'{self._not_gold('d')}"
+        graded = f"d.decision = 'judge'{self._not_gold('d')}"
+
+        def of_grades(expression: str) -> str:  # NULL elsewhere: left out of the joined text
+            return joined.format(f"CASE WHEN {graded} THEN {expression} END", sep)
+
+        # one pass over the decisions in force: the grades, and whether any adjudication is in force
+        n, keys, assessors, grades, adjudicated = self._rows(
+            f"SELECT SUM(CASE WHEN {graded} THEN 1 ELSE 0 END), {of_grades(f'd.query_id || {tab} || d.doc_id')}, "
+            f"{of_grades('d.assessor')}, {of_grades('CAST(d.grade AS TEXT)')}, COUNT(d.adjudication_id) "
+            f"FROM {self._decisions()} d"
         )[0]
-        n = int(n)
+        n, adjudicated = int(n or 0), int(adjudicated)
         if not n:
-            return GradeColumns([], [], [])
+            return GradeColumns([], [], [], adjudicated)
         if keys is None or assessors is None or grades is None or keys.count(KEY) != n:
             return None
-        columns = [keys.split(ROW), assessors.split(ROW), grades.split(ROW)]
-        if any(len(column) != n for column in columns):
+        out = GradeColumns(keys.split(ROW), assessors.split(ROW), grades.split(ROW), adjudicated)
+        if any(len(column) != n for column in (out.keys, out.assessors, out.grades)):
             return None
-        return GradeColumns(*columns)
+        return out
 
     def pool_columns(self) -> PoolColumns | None:
         """``pooled(include_gold=False)`` as columns, in its order (topic order, then doc id by code point);
