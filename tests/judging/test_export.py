@@ -237,7 +237,9 @@ def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
                 raise StoreError("no second connection today")
 
             monkeypatch.setattr(CampaignStore, "open", classmethod(refuse))
-        checked = check_log_beside(store)
+        checked = check_log_beside(store, read_pool=True)
+        # the pool read on the second connection for the caller (none where there is no second connection)
+        assert checked.pool() == (store.pool_columns() if second == "opens" else None)
         with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
             checked()
         with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):

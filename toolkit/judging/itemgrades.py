@@ -17,7 +17,7 @@ row path and to a replay of the log on random campaigns, on both backends.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -51,15 +51,20 @@ class ItemGrades:
         return len(self.grade)
 
 
-def read_item_grades(store: CampaignStore) -> ItemGrades | None:
+def read_item_grades(
+    store: CampaignStore, pool_beside: Callable[[], PoolColumns | None] | None = None
+) -> ItemGrades | None:
     """The campaign's grades in force numbered against its pool; None when the store cannot give them
-    column-wise or a grade lies outside the pool (read ``store.current_grades()`` then)."""
+    column-wise or a grade lies outside the pool (read ``store.current_grades()`` then). ``pool_beside``:
+    the pool as another connection read it meanwhile (``LogCheck.pool``; None: read it here)."""
     import numpy as np
 
     columns = store.grade_columns()
     if columns is None:
         return None
-    pool = store.pool_columns()  # topic order, then doc id
+    pool = pool_beside() if pool_beside is not None else None
+    if pool is None:
+        pool = store.pool_columns()  # topic order, then doc id
     if pool is None:
         rows = store.pooled(include_gold=False)
         query_ids, doc_ids = (list(c) for c in zip(*rows, strict=True)) if rows else ([], [])

@@ -51,10 +51,12 @@ def export_campaign(
     parsed = parse_policy(policy, fallback=fallback)
     digest = _hash_beside(campaign)
     with CampaignStore.open(campaign) as store:
-        checked = check_log_beside(store)  # the log check runs beside the reads; awaited by export_qrels
+        # a second connection reads the pool, then checks the log, beside the grades read here; the check is
+        # awaited by export_qrels
+        checked = check_log_beside(store, read_pool=True)
         # read once: the qrels and the agreement summary both need them — numbered against the pool where
         # the store can (``toolkit.judging.itemgrades``), else as rows
-        grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store)
+        grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store, checked.pool)
         if grades is None:
             grades = store.current_grades()
         result = export_qrels(store, parsed, unjudged=unjudged, name=name, grades=grades, checked=checked)
