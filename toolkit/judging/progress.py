@@ -43,10 +43,9 @@ from dataclasses import dataclass, replace
 from toolkit.judging.queries import ProgressFacts
 from toolkit.judging.queue import SETTLED
 from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent, ProgressRow
+from toolkit.judging.sql.counts import SESSION_GAP_S  # the session rule's gap, kept windows and all
 from toolkit.judging.store import CampaignStore
 
-#: A pause longer than this between two of an assessor's log events starts a new session (30 min).
-SESSION_GAP_S = 30 * 60
 #: Grades given faster than this (ms) are flagged: nobody reads a document in under a second.
 FAST_BELOW_MS = 1000
 
