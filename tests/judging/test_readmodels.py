@@ -539,7 +539,7 @@ def derived_windows(store: CampaignStore) -> set[tuple[Any, ...]]:
     """``session_windows`` derived from the whole log by the statement the migration fills it with."""
     from toolkit.judging.sql import counts
 
-    return {tuple(r) for r in store._rows(counts.windows(store.dialect, str(counts.WINDOW_S)))}  # type: ignore[attr-defined]
+    return {tuple(r) for r in store._rows(counts.windows(store.dialect))}  # type: ignore[attr-defined]
 
 
 def assert_kept(store: CampaignStore, where: object = None) -> None:
@@ -597,6 +597,7 @@ def _downgrade_postgresql(url: str, version: int = 5) -> None:
         ):
             conn.execute(f"DROP TRIGGER {name} ON {on}")
             conn.execute(f"DROP FUNCTION {name}()")
+        conn.execute(f"DROP FUNCTION {counts.WINDOW_FUNCTION}(text, bigint)")
         conn.execute(f"DROP TABLE {counts.QUEUE.name}, {counts.WINDOWS.name}")
         conn.execute("DROP INDEX decisions_in_force_item")
         if version == counts.SINCE - 1:

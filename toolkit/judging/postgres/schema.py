@@ -80,6 +80,7 @@ def migration_script(version: int) -> str:
         parts += [f"{decisions.build()};\n", decisions.postgresql_trigger()]
     if version == counts.SINCE:  # the report's counts: built from the campaign, then kept by triggers
         parts += [
+            counts.postgresql_window_function(),
             *(f"{statement};\n" for statement in counts.build(POSTGRESQL)),
             counts.postgresql_triggers(),
         ]

@@ -79,16 +79,47 @@ def bucket(dialect: Dialect, time: str, event_id: str, width: str) -> str:
     return f"COALESCE(CAST({dialect.seconds.format(time)} / {width} AS INTEGER), -{event_id})"
 
 
+#: PostgreSQL's kept window of an event (``bucket`` of ``WINDOW_S``), as a function that never raises: a
+#: cast of an unreadable time raises there, and a trigger that raised would refuse the append (SQLite's
+#: ``julianday`` says NULL instead).
+WINDOW_FUNCTION = "session_window"
+
+
+def postgresql_window_function() -> str:
+    """PostgreSQL's kept window of an event (``{schema}`` placeholder: ``security.compose`` fills it)."""
+    from toolkit.judging.sql.dialect import POSTGRESQL
+
+    return (
+        f"CREATE FUNCTION {{schema}}.{WINDOW_FUNCTION}(p_time text, p_id bigint) RETURNS bigint "
+        "LANGUAGE plpgsql STABLE AS $$\nBEGIN\n"
+        f"    RETURN {bucket(POSTGRESQL, 'p_time', 'p_id', str(WINDOW_S))};\n"
+        "EXCEPTION WHEN data_exception THEN\n"
+        "    RETURN -p_id;\nEND $$;\n"
+    )
+
+
+def kept_bucket(dialect: Dialect, time: str, event_id: str, *, schema: str = "") -> str:
+    """The window ``session_windows`` keeps an event in."""
+    if dialect.name == "postgresql":
+        return f"{schema}{WINDOW_FUNCTION}({time}, {event_id})"
+    return bucket(dialect, time, event_id, str(WINDOW_S))
+
+
 def _decided(action: str, value: str) -> str:
     return f"CASE WHEN {action} IN ({listed(DECISIONS)}) THEN {value} ELSE 0 END"
 
 
-def windows(dialect: Dialect, width: str, *, schema: str = "") -> str:
-    """SELECT the rows of ``session_windows`` (for windows of ``width`` seconds, a literal or a parameter
-    mark) from the log: per assessor and window, the first and last event id, the decisions and their
-    reading time."""
+def windows(dialect: Dialect, width: str | None = None, *, schema: str = "") -> str:
+    """SELECT the rows of ``session_windows`` from the log (``width``: windows of that many seconds, a
+    literal or a parameter mark, instead of the kept ones): per assessor and window, the first and last event
+    id, the decisions and their reading time."""
+    window = (
+        kept_bucket(dialect, "time", "id", schema=schema)
+        if width is None
+        else bucket(dialect, "time", "id", width)
+    )
     return (
-        f"SELECT assessor, {bucket(dialect, 'time', 'id', width)} AS bucket, MIN(id) AS first_id, "
+        f"SELECT assessor, {window} AS bucket, MIN(id) AS first_id, "
         f"MAX(id) AS last_id, SUM({_decided('action', '1')}) AS decisions, "
         f"SUM({_decided('action', 'COALESCE(duration_ms, 0)')}) AS ms "
         f"FROM {schema}judgment_log WHERE action <> 'adjudicate' GROUP BY assessor, bucket"
@@ -101,7 +132,7 @@ def build(dialect: Dialect, *, schema: str = "") -> list[str]:
         f"INSERT INTO {schema}{QUEUE.name} ({', '.join(QUEUE.names(dumped=False))}) "
         f"{queue(f'{schema}decisions_in_force', schema=schema)}",
         f"INSERT INTO {schema}{WINDOWS.name} ({', '.join(WINDOWS.names(dumped=False))}) "
-        f"{windows(dialect, str(WINDOW_S), schema=schema)}",
+        f"{windows(dialect, schema=schema)}",
     ]
 
 
@@ -161,7 +192,7 @@ def _window(dialect: Dialect, schema: str) -> str:
     columns = WINDOWS.names(dumped=False)
     values = [
         "NEW.assessor",
-        bucket(dialect, "NEW.time", "NEW.id", str(WINDOW_S)),
+        kept_bucket(dialect, "NEW.time", "NEW.id", schema=schema),
         "NEW.id",
         "NEW.id",
         _decided("NEW.action", "1"),
