@@ -11,8 +11,9 @@ those results instead, so a report reads a row per assessor and topic and a row 
   (``queue``). The queue's stale rule (a decision made on an older text of a stale item is ``todo`` again)
   is not kept: stale items are few, and the report takes them off at read time
   (``toolkit.judging.sql.readmodels``);
-- ``session_windows``, per (assessor, window of ``WINDOW_S`` seconds of log time): the first and last event
-  id, the decisions and their reading time (``windows``) — adjudications are not judging.
+- ``session_windows``, per (assessor, window of ``WINDOW_S`` seconds of log time, block of ``BLOCK`` event
+  ids): the first and last event id, the decisions and their reading time (``windows``) — adjudications are
+  not judging.
 
 How they stay right: ``queue`` and ``windows`` say each rule once, as SQL over the tables they summarise;
 the migration to 7 fills the tables with them, and a read of a campaign not migrated uses them in place of the
@@ -41,6 +42,12 @@ SINCE = QUEUE.since
 SESSION_GAP_S = 30 * 60
 #: The windows kept: shorter than the gap, so no session ends inside one (``toolkit.judging.progress``).
 WINDOW_S = SESSION_GAP_S - 1
+
+#: Event ids per row of a window: a window's row is updated by each of its events, and PostgreSQL keeps every
+#: version of a row a transaction updates until it ends, looking through them all on the next update — so
+#: one row for a bulk import's 171,000 events of one assessor (one window of log time) cost it quadratic
+#: time (20,000 updates of one row: 13.5 s). A row per block of ids bounds that to ``BLOCK`` versions.
+BLOCK = 256
 
 #: Decisions that settle an item (``toolkit.judging.queue.SETTLED``: a skip does not).
 SETTLING = ("judge", "unrateable")
@@ -119,10 +126,10 @@ def windows(dialect: Dialect, width: str | None = None, *, schema: str = "") -> 
         else bucket(dialect, "time", "id", width)
     )
     return (
-        f"SELECT assessor, {window} AS bucket, MIN(id) AS first_id, "
+        f"SELECT assessor, {window} AS bucket, id / {BLOCK} AS block, MIN(id) AS first_id, "
         f"MAX(id) AS last_id, SUM({_decided('action', '1')}) AS decisions, "
         f"SUM({_decided('action', 'COALESCE(duration_ms, 0)')}) AS ms "
-        f"FROM {schema}judgment_log WHERE action <> 'adjudicate' GROUP BY assessor, bucket"
+        f"FROM {schema}judgment_log WHERE action <> 'adjudicate' GROUP BY assessor, bucket, block"
     )
 
 
@@ -201,6 +208,7 @@ def _window(dialect: Dialect, schema: str) -> str:
     values = [
         "NEW.assessor",
         kept_bucket(dialect, "NEW.time", "NEW.id", schema=schema),
+        f"NEW.id / {BLOCK}",
         "NEW.id",
         "NEW.id",
         _decided("NEW.action", "1"),
@@ -209,7 +217,7 @@ def _window(dialect: Dialect, schema: str) -> str:
     t = WINDOWS.name
     return (
         f"INSERT INTO {schema}{t} ({', '.join(columns)}) VALUES ({', '.join(values)}) "
-        f"ON CONFLICT (assessor, bucket) DO UPDATE SET "
+        f"ON CONFLICT ({', '.join(WINDOWS.key)}) DO UPDATE SET "
         f"first_id = CASE WHEN excluded.first_id < {t}.first_id THEN excluded.first_id ELSE {t}.first_id END, "
         f"last_id = CASE WHEN excluded.last_id > {t}.last_id THEN excluded.last_id ELSE {t}.last_id END, "
         f"decisions = {t}.decisions + excluded.decisions, ms = {t}.ms + excluded.ms"

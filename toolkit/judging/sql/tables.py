@@ -327,17 +327,19 @@ TABLES: tuple[Table, ...] = (
         since=7,
     ),
     Table(
-        # an assessor's log events in windows shorter than a session's gap (``toolkit.judging.sql.counts``)
+        # an assessor's log events in windows shorter than a session's gap, by blocks of event ids
+        # (``toolkit.judging.sql.counts``)
         "session_windows",
         (
             Column("assessor", TEXT),
             Column("bucket", BIGINT),
+            Column("block", BIGINT),
             Column("first_id", BIGINT),
             Column("last_id", BIGINT),
             Column("decisions", INTEGER),
             Column("ms", BIGINT),
         ),
-        key=("assessor", "bucket"),
+        key=("assessor", "bucket", "block"),
         readers=OWN,
         derived=True,
         since=7,
