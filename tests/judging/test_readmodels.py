@@ -816,3 +816,20 @@ def test_two_connections_racing_on_one_item_leave_the_later_event_in_force(
     with CampaignStore.open(pg_location) as store:
         assert table_decisions(store) == ref_decisions(store.log())
         assert [g[3] for g in store.current_grades() if g[:3] == ("q1", "d1", "alice")] == [3]
+
+
+def test_a_window_of_more_events_than_a_block_is_kept_in_rows_the_report_joins(
+    location: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One assessor's events in one window of log time span several blocks of ids (``counts.BLOCK``): the
+    rows are split by block, and the report's sessions are still the replay's."""
+    from toolkit.judging.sql import counts
+
+    random_campaign(location, 2, monkeypatch)
+    with CampaignStore.open(location) as store:
+        who, q, d = store._rows("SELECT assessor, query_id, doc_id FROM assignments ORDER BY 1, 2, 3")[0]  # type: ignore[attr-defined]
+        for i in range(counts.BLOCK + 10):
+            store.record(who, q, d, grade=i % 4, duration_ms=1000 + i)
+        assert_kept(store)
+        assert len({row[2] for row in table_rows(store, "session_windows") if row[0] == who}) >= 2
+        assert progress_report(store) == ref_progress_report(store)
