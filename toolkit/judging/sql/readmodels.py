@@ -66,13 +66,25 @@ def _gold(alias: str) -> str:
 
 def _median(rows: str, partition: str, value: str) -> str:
     """``partition``'s columns and the median of ``value`` over ``rows`` (NULL values left out): the middle
-    one, or the mean of the middle two, as ``statistics.median``."""
+    one, or the mean of the middle two, as ``statistics.median`` — PostgreSQL's ``percentile_cont(0.5)``.
+    SQLite has no such aggregate, and its window functions took 4.1 s for the two medians of a 171,151-item
+    campaign with reading times: there the report reads the values in order and takes the middle ones
+    (``_middles``), about 1.5 s."""
     return (
-        f"SELECT {partition}, AVG({value}) AS median FROM (SELECT {partition}, {value}, "
-        f"ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY {value}) AS k, "
-        f"COUNT(*) OVER (PARTITION BY {partition}) AS n FROM {rows} WHERE {value} IS NOT NULL) AS ranked "
-        f"WHERE 2 * k BETWEEN n AND n + 2 GROUP BY {partition}"
+        f"SELECT {partition}, percentile_cont(0.5) WITHIN GROUP (ORDER BY {value}) AS median FROM {rows} "
+        f"WHERE {value} IS NOT NULL GROUP BY {partition}"
     )
+
+
+def _middles(rows: Rows, width: int) -> dict[Any, float]:
+    """Per key (the first ``width`` columns of ``rows``, which come sorted by key and value), the median of the
+    values: the middle one, or the mean of the middle two, as ``statistics.median``."""
+    out: dict[Any, float] = {}
+    for key, group in itertools.groupby(rows, operator.itemgetter(*range(width))):
+        values = [row[width] for row in group]
+        half = len(values) // 2
+        out[key] = float(values[half]) if len(values) % 2 else (values[half - 1] + values[half]) / 2
+    return out
 
 
 class SQLReadQueries(ReadQueries):
@@ -174,23 +186,41 @@ class SQLReadQueries(ReadQueries):
         stale_todo = f"(c.query_id, c.doc_id) IN (SELECT query_id, doc_id FROM s) AND {redone}"
         brings = counts.stack_brings("c")
         real = d.types[REAL]
+        stale = "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
+        timed = (
+            # reading times of the settled items of the queue, for the medians (none: nothing to join): the
+            # stacks with a time first, then each looked up in the assignments (PostgreSQL, planning it as one
+            # join, went through every assignment to look its stack up by item, 3.5 s on a campaign that
+            # recorded no reading times)
+            f"timed AS MATERIALIZED (SELECT c.assessor, c.query_id, c.doc_id, c.top_action, c.top_ms, c.top_hash "
+            f"FROM {dif} c WHERE c.top_ms IS NOT NULL AND c.top_action IN ({settled})), "
+            "qt AS (SELECT c.assessor, c.query_id, c.top_ms AS ms FROM timed c "
+            f"WHERE EXISTS (SELECT 1 FROM assignments a WHERE {key}) AND NOT ({stale_todo})), "
+        )
+        in_sql = d.name == "postgresql"  # the medians (``_median``), else in order for ``_middles``
+        if in_sql:
+            qm = f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
+            q_median, qm_join = (
+                f"CAST(qm.median AS {real})",
+                "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id ",
+            )
+            median_parts = (
+                f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), "
+                f"NULL FROM ({_median('ct', 'assessor', 'ms')}) AS m "
+            )
+        else:
+            qm, q_median, qm_join = "", "NULL", ""
+            median_parts = ""
         statement = (
-            "WITH s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
+            f"WITH {stale} "
             # what the kept counts hold of the stacks that are to do again, to take off them
             f"r AS (SELECT c.assessor, c.query_id, SUM({brings['judged']}) AS judged, "
             f"SUM({brings['unrateable']}) AS unrateable, SUM({brings['settled_ms']}) AS ms "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
             f"FROM s CROSS JOIN {dif} c JOIN assignments a ON {key} "
             f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone} GROUP BY c.assessor, c.query_id), "
-            # reading times of the settled items of the queue, for the medians (none: nothing to join)
-            # (the stacks with a time first, then each looked up in the assignments: PostgreSQL, planning it as
-            # one join, went through every assignment to look its stack up by item, 3.5 s on a campaign that
-            # recorded no reading times)
-            f"timed AS MATERIALIZED (SELECT c.assessor, c.query_id, c.doc_id, c.top_action, c.top_ms, c.top_hash "
-            f"FROM {dif} c WHERE c.top_ms IS NOT NULL AND c.top_action IN ({settled})), "
-            "qt AS (SELECT c.assessor, c.query_id, c.top_ms AS ms FROM timed c "
-            f"WHERE EXISTS (SELECT 1 FROM assignments a WHERE {key}) AND NOT ({stale_todo})), "
-            f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
+            f"{timed}"
+            f"{qm}"
             # the assessors' decisions in force, on any item
             f"ct AS (SELECT k.assessor, k.decision_ms AS ms FROM {dif} k WHERE k.decision IN ({settled})), "
             # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s); on
@@ -203,12 +233,10 @@ class SQLReadQueries(ReadQueries):
             f"dis AS (SELECT query_id, doc_id FROM grouped c WHERE NOT {_gold('c')}) "
             "SELECT 'q' AS kind, n.assessor, n.query_id, NULL AS doc_id, n.assigned AS n1, "
             "n.judged - COALESCE(r.judged, 0) AS n2, n.skipped AS n3, n.unrateable - COALESCE(r.unrateable, 0) AS n4, "
-            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, CAST(qm.median AS {real}) AS x, t.ord AS ord FROM {kept} n "
+            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, {q_median} AS x, t.ord AS ord FROM {kept} n "
             "LEFT JOIN r ON r.assessor = n.assessor AND r.query_id = n.query_id "
-            "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id "
-            "LEFT JOIN topics t ON t.query_id = n.query_id "
-            f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), NULL "
-            f"FROM ({_median('ct', 'assessor', 'ms')}) AS m "
+            f"{qm_join}LEFT JOIN topics t ON t.query_id = n.query_id "
+            f"{median_parts}"
             # the gold items are few: from them to their stacks
             "UNION ALL SELECT 'g', c.assessor, NULL, NULL, COUNT(*), SUM(CASE WHEN c.grade = g.grade THEN 1 ELSE 0 END), "
             f"NULL, NULL, NULL, NULL, NULL FROM gold g CROSS JOIN {dif} c "
@@ -232,12 +260,29 @@ class SQLReadQueries(ReadQueries):
         fast = sorted(by_kind.get("f", []), key=lambda r: (*topic_order(r[9], r[1]), r[2], r[0]))
         (disagreements, adjudicated) = by_kind["d"][0][3:5]
         adjudicated = adjudicated or 0  # a SUM over no disagreement
+        if in_sql:
+            topic_medians = {(a, q): float(x) for a, q, *_, x, _ in queue if x is not None}
+            medians = {a: float(x) for a, *_, x, _ in by_kind.get("m", [])}
+        else:
+            topic_medians = _middles(
+                self._rows(
+                    f"WITH {stale}{timed[:-2]} SELECT assessor, query_id, ms FROM qt ORDER BY 1, 2, 3"
+                ),
+                2,
+            )
+            medians = _middles(
+                self._rows(
+                    f"SELECT assessor, decision_ms FROM {dif} k WHERE decision IN ({settled}) "
+                    "AND decision_ms IS NOT NULL ORDER BY 1, 2"
+                ),
+                1,
+            )
         return ProgressFacts(
             queue=tuple(
-                (a, q, int(n1), int(n2), int(n3), int(n4), None if x is None else float(x), int(n5 or 0))
-                for a, q, _, n1, n2, n3, n4, n5, x, _ in queue
+                (a, q, int(n1), int(n2), int(n3), int(n4), topic_medians.get((a, q)), int(n5 or 0))
+                for a, q, _, n1, n2, n3, n4, n5, _, _ in queue
             ),
-            medians={a: float(x) for a, *_, x, _ in by_kind.get("m", [])},
+            medians=medians,
             gold={a: (int(n1), int(n2)) for a, _, _, n1, n2, *_ in by_kind.get("g", [])},
             fast=tuple((a, q, doc, int(n1)) for a, q, doc, n1, *_ in fast),
             disagreements=int(disagreements),
