@@ -21,6 +21,8 @@ then copied there (``campaign copy``) and the reads are timed again on PostgreSQ
 report ≤ 2 s each at 171,000 items on both backends. The CPU column is the client's: PostgreSQL's own work
 is in the wall time only. The campaign is dropped from the server afterwards.
 
+``bench_export.py`` times ``export`` alone on such a campaign, this checkout against an older one side by side.
+
 Usage: ``.venv/bin/python bench/bench_campaign.py [--topics 3000] [--pg postgresql://user@host:port/db]``
 (the password from ``PGPASSWORD``). The machine may be shared: other processes change the absolute numbers.
 """

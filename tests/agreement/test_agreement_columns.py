@@ -8,6 +8,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from tests.agreement.test_agreement_property import campaigns, kappa
@@ -100,3 +101,47 @@ def test_alpha_is_bit_for_bit_krippendorff_of_the_reliability_matrix(
             continue
         expected = krippendorff_reference(data, labels, level)
         assert value == expected + 0.0, level
+
+
+@settings(max_examples=15, deadline=None)
+@given(campaigns())
+def test_alpha_without_the_packages_helpers_is_the_same(
+    case: tuple[list[tuple[str, str, str, int]], list[int]],
+) -> None:
+    """The coincidences computed once for the three levels (with the package's own helpers), and the
+    package's public ``alpha`` called once a level (what a version without those helpers gets): the same
+    floats."""
+    from toolkit.agreement import alpha
+    from toolkit.agreement.alpha import LEVELS, krippendorff_alpha
+
+    rows, labels = case
+    table = columns(rows)
+    once = krippendorff_alpha(table, labels)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(alpha, "HELPERS", (*alpha.HELPERS, "_a_helper_this_version_lacks"))
+        public = krippendorff_alpha(table, labels)
+    for level in LEVELS:
+        assert getattr(once, level) == getattr(public, level), level
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_exact_coincidences_are_the_packages_to_the_bit(seed: int) -> None:
+    """Where every unit's number of values less one is a power of two (2, 3, 5, 9 values), the integer
+    coincidences are ``krippendorff``'s own float sums bit for bit; with a unit of 4 values (a third in each
+    term: the order of the sum matters) they decline."""
+    from krippendorff.krippendorff import _coincidences
+
+    from toolkit.agreement.alpha import exact_coincidences
+
+    rng = np.random.default_rng(seed)
+    labels = int(rng.integers(2, 7))
+    sizes = rng.choice([2, 3, 5, 9] if seed % 2 else [2, 3, 4], int(rng.integers(1, 3000)))
+    counts = np.zeros((len(sizes), labels), np.int64)
+    for unit, size in enumerate(sizes.tolist()):
+        np.add.at(counts[unit], rng.integers(labels, size=size), 1)
+    exact = exact_coincidences(counts)
+    if 4 in sizes.tolist():
+        assert exact is None
+    else:
+        assert exact is not None
+        assert exact.tobytes() == _coincidences(counts).tobytes()

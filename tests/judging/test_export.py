@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.errors import UsageError
-from toolkit.judging.export import combine, export_qrels, parse_policy, round_half_up
+from toolkit.errors import StoreError, UsageError
+from toolkit.judging.export import check_log_beside, combine, export_qrels, parse_policy, round_half_up
 from toolkit.judging.store import CampaignStore
 
 # pool: (q1,d1) (q1,d2) (401,d3) (401,d1); three assessors.
@@ -217,6 +217,67 @@ def test_export_refuses_a_log_row_that_breaks_a_rule(
         "the toolkit, so nothing was exported — check who wrote it (`trec-toolkit judgments export --log`)\n"
     )
     assert not out.exists() and not Path(f"{out}.json").exists()
+
+
+@pytest.mark.parametrize("second", ["opens", "cannot open"])
+def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
+    location: Path | str, make_campaign, monkeypatch: pytest.MonkeyPatch, second: str
+) -> None:
+    """``check_log_beside`` checks on a connection of its own; where none can be opened, on the caller's —
+    either way a forged row stops the export, and a clean log passes."""
+    make_campaign(location)
+    with CampaignStore.open(location) as store:
+        store.record("alice", "q1", "d1", grade=2)  # event 1
+        check_log_beside(store)()  # clean
+    _forge(location, FORGED[0][0])
+    with CampaignStore.open(location) as store:
+        if second == "cannot open":
+
+            def refuse(cls: type, *args: object, **kwargs: object) -> CampaignStore:
+                raise StoreError("no second connection today")
+
+            monkeypatch.setattr(CampaignStore, "open", classmethod(refuse))
+        checked = check_log_beside(store, read_pool=True)
+        # the pool read on the second connection for the caller (none where there is no second connection)
+        assert checked.pool() == (store.pool_columns() if second == "opens" else None)
+        with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
+            checked()
+        with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
+            export_qrels(store, parse_policy("majority"), checked=check_log_beside(store))
+
+
+@pytest.mark.parametrize("where", ["here", "from another folder"])
+def test_the_manifest_hashes_the_campaign_file_hashed_beside_the_export(
+    tmp_path: Path, make_campaign, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The campaign file is hashed in a thread while the export reads it; the manifest's input is hashlib's
+    SHA-256 of the file, wherever the command runs."""
+    import hashlib
+    import json
+
+    from toolkit.pipeline.export import export_campaign, write_export
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "toolkit.toml").write_text("[workspace]\n", encoding="utf-8")
+    campaign = ws / "c.sqlite"
+    make_campaign(campaign)
+    with CampaignStore.open(campaign) as store:
+        store.record("alice", "q1", "d1", grade=2)
+    expected = hashlib.sha256(campaign.read_bytes()).hexdigest()
+    if where == "from another folder":
+        (tmp_path / "elsewhere").mkdir()
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        given: Path = Path("../ws/c.sqlite")
+    else:
+        monkeypatch.chdir(ws)
+        given = Path("c.sqlite")
+    export = export_campaign(given, "majority")
+    assert export.campaign_sha256 is not None and export.campaign_sha256() == expected
+    write_export(export, ws / "out.qrels", campaign=given)
+    manifest = json.loads((ws / "out.qrels.json").read_text(encoding="utf-8"))
+    # recorded relative to the workspace found from where the command runs (none from the other folder)
+    assert manifest["inputs"]["campaign"] == {"path": str(given), "sha256": expected}
 
 
 def test_export_console_script_loads_no_statsmodels_scipy_or_pandas(tmp_path: Path, make_campaign) -> None:

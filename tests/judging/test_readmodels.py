@@ -24,12 +24,15 @@ from typing import Any
 import pytest
 
 from toolkit.agreement import agreement_summary
+from toolkit.agreement.ratings import RatingTable
 from toolkit.errors import StoreError, ToolkitError
 from toolkit.formats.names import assessor_problem
+from toolkit.formats.qrels import format_qrels
 from toolkit.judging import log as judgment_log
 from toolkit.judging import store as store_module
 from toolkit.judging.disagreements import disagreements
-from toolkit.judging.export import check_log, choose_grades, export_qrels, parse_policy
+from toolkit.judging.export import check_log, choose_grades, export_items, export_qrels, parse_policy
+from toolkit.judging.itemgrades import ItemGrades, choose_item_grades, read_item_grades
 from toolkit.judging.progress import (
     FAST_BELOW_MS,
     SESSION_GAP_S,
@@ -833,3 +836,145 @@ def test_a_window_of_more_events_than_a_block_is_kept_in_rows_the_report_joins(
         assert_kept(store)
         assert len({row[2] for row in table_rows(store, "session_windows") if row[0] == who}) >= 2
         assert progress_report(store) == ref_progress_report(store)
+
+
+# ------------------------------------------------------------------------------- export by arrays (itemgrades)
+
+#: Every policy the arrays apply (``assessor=NAME`` reads rows).
+ARRAY_POLICIES = ["majority", "mean", "max", "min", "adjudicated", "adjudicated:mean", "adjudicated:max"]
+
+
+def summary_of(table: RatingTable, labels: list[int]) -> dict[str, Any] | None:
+    try:
+        return agreement_summary(table, labels)
+    except ToolkitError:
+        return None
+
+
+def assert_arrays_equal_rows(store: CampaignStore) -> None:
+    """Export by arrays (``toolkit.judging.itemgrades``) gives what the row path gives — the same result,
+    the same file byte for byte, the same manifest — for every policy the arrays apply (and they do apply),
+    and the manifest's agreement summary numbered per item is the row path's, float for float."""
+    rows = store.current_grades()
+    grades = read_item_grades(store)
+    assert grades is not None
+    pool = list(zip(grades.query_ids, grades.doc_ids, strict=True))
+    assert pool == store.pooled(include_gold=False)
+    names = [grades.assessors[a] for a in grades.assessor.tolist()]
+    read = sorted(
+        (pool[p][0], pool[p][1], a, g)
+        for p, a, g in zip(grades.item.tolist(), names, grades.grade.tolist(), strict=True)
+    )
+    assert read == sorted((q, d, a, g) for q, d, a, g, _ in rows)
+    for policy_text, unjudged in itertools.product(ARRAY_POLICIES, ("skip", -1)):
+        policy = _policy(policy_text)
+        assert export_items(store, policy, grades, unjudged=unjudged, name="qrels") is not None, policy_text
+        by_rows = export_qrels(store, policy, unjudged=unjudged, grades=rows)
+        by_arrays = export_qrels(store, policy, unjudged=unjudged, grades=grades)
+        assert by_arrays == by_rows, policy_text
+        assert format_qrels(by_arrays.qrels) == format_qrels(by_rows.qrels), policy_text
+        assert by_arrays.manifest() == by_rows.manifest(), policy_text
+    labels = sorted(store.grades())
+    if rows:
+        q, d, a, g, _ = zip(*rows, strict=True)
+        by_rows = RatingTable.from_columns(a, q, d, g)
+        table = RatingTable.from_items(
+            grades.item, grades.assessor, grades.assessors, grades.grade, grades.query_ids, grades.doc_ids
+        )
+        # numbered alike (so every statistic adds its terms in the same order), judgment for judgment
+        assert (table.assessors, table.topics) == (by_rows.assessors, by_rows.topics)
+        assert table.item_topic.tolist() == by_rows.item_topic.tolist()
+
+        def numbered(t: RatingTable) -> list[tuple[int, ...]]:
+            return sorted(
+                zip(t.assessor.tolist(), t.topic.tolist(), t.item.tolist(), t.grade.tolist(), strict=True)
+            )
+
+        assert numbered(table) == numbered(by_rows)
+        assert sorted(table) == sorted(by_rows)
+        assert summary_of(table, labels) == summary_of(by_rows, labels)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_export_by_arrays_equals_the_row_path(
+    location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    random_campaign(location, seed, monkeypatch)
+    with CampaignStore.open(location) as store:
+        assert store.pool_columns() is not None  # these ids split: the column reads are what is tested
+        assert store.grade_columns() is not None
+        assert_arrays_equal_rows(store)
+
+
+@pytest.mark.parametrize(
+    ("doc_id", "columns"),
+    [("plain", (True, True)), ("a\x01b", (True, False)), ("a\nb", (False, False)), ("a\tb", (False, False))],
+)
+def test_ids_the_column_reads_cannot_split_are_read_as_rows(
+    location: Path | str, doc_id: str, columns: tuple[bool, bool]
+) -> None:
+    """A line feed or a tab in an id (the column reads' separators), or a character that sorts before the
+    tab (the pool's keys would not sort as its pairs): the column read declines, and export still gives the
+    replay's qrels."""
+    with CampaignStore.open(location, create=True) as store:
+        store.set_topics([CampaignTopic("q1", "about q1"), CampaignTopic("q0", "about q0")], DEFAULT_GRADES)
+        keys = [("q1", doc_id), ("q1", "z"), ("q0", "b"), ("q0", doc_id)]
+        store.add_round(
+            strategy="depth",
+            depth=10,
+            budget=None,
+            runs=["runA"],
+            provenance={key: [("runA", 1)] for key in keys},
+            queued=keys,
+            stale=[],
+            snapshots=[make_document(d, "t", f"text of {d}") for d in sorted({d for _, d in keys})],
+            skipped=0,
+        )
+        for who, grades in (("alice", (1, 2, 0, 3)), ("bob", (1, 0, 0, 2))):
+            for (q, d), g in zip(keys, grades, strict=True):
+                store.record(who, q, d, grade=g)
+        assert (store.grade_columns() is not None, store.pool_columns() is not None) == columns
+        for policy_text, unjudged in itertools.product(ARRAY_POLICIES, ("skip", -1)):
+            assert new_export(store, policy_text, unjudged) == ref_export(store, policy_text, unjudged)
+        if columns[0]:
+            assert_arrays_equal_rows(store)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("policy", ["majority", "mean", "max", "min"])
+def test_a_policy_by_patterns_is_the_policy_item_by_item(seed: int, policy: str) -> None:
+    """``choose_item_grades`` (each distinct pattern of grades ruled once) against ``choose_grades`` (each
+    item ruled), on many items with up to five assessors and negative grades — and with enough distinct
+    grades that the patterns no longer fit one integer (the other branch)."""
+    rng = random.Random(seed)
+    values = list(range(-2, 4)) if seed % 2 else list(range(-2, 40))
+    assessors = tuple(f"a{i}" for i in range(5))
+    n = 400
+    rows = [(p, a, rng.choice(values)) for p in range(n) for a in range(len(assessors)) if rng.random() < 0.6]
+    import numpy as np
+
+    item, assessor, grade = (np.array(c, np.int64) for c in zip(*rows, strict=True))
+    query_ids = [f"q{p // 20}" for p in range(n)]
+    doc_ids = [f"d{p}" for p in range(n)]
+    grades = ItemGrades(
+        query_ids,
+        doc_ids,
+        {f"{q}\t{d}": p for p, (q, d) in enumerate(zip(query_ids, doc_ids, strict=True))},
+        item,
+        assessor,
+        assessors,
+        grade,
+    )
+    choice = choose_item_grades(grades, policy, {}, {})
+    assert choice is not None
+    per_item: dict[tuple[str, str], dict[str, int]] = {}
+    for p, a, g in rows:
+        per_item.setdefault((query_ids[p], doc_ids[p]), {})[assessors[a]] = g
+    expected, ties, _ = choose_grades(per_item.items(), parse_policy(policy), {}, set())
+    got = {
+        (query_ids[p], doc_ids[p]): g
+        for p, (g, c) in enumerate(zip(choice.grade.tolist(), choice.chosen.tolist(), strict=True))
+        if c
+    }
+    assert got == expected
+    assert choice.ties == ties

@@ -99,11 +99,14 @@ def agree(
     seed: int = 42,
     bootstrap: int = 2000,
     estimate_only: bool = False,
+    per_topic_rows: bool = True,
 ) -> AgreementResult:
     """Every agreement statistic ``agree`` reports for ``judgments`` (see the module docstring for the choices).
 
     ``judgments``: a ``RatingTable`` (what the readers give), or anything ``normalise`` takes.
     ``bootstrap`` is the number of topic resamples for the bootstrap CI of kappa (0 disables it);
+    ``per_topic_rows``: False leaves each pair's per-topic rows and binarised agreement out (empty), which
+    ``agreement_summary`` does not report (a pass over every topic of every pair: 3,000 at 171,151 items);
     ``estimate_only``: point estimates only, no standard errors or intervals (``agreement_summary``: see
     ``toolkit.agreement.kappa``'s docstring for why).
     """
@@ -135,6 +138,7 @@ def agree(
             seed=seed,
             bootstrap=bootstrap,
             estimate_only=estimate_only,
+            per_topic_rows=per_topic_rows,
         )
         for i, a in enumerate(table.assessors)
         for j, b in enumerate(table.assessors[i + 1 :], start=i + 1)
@@ -183,6 +187,7 @@ def pair_agreement(
     seed: int,
     bootstrap: int,
     estimate_only: bool = False,
+    per_topic_rows: bool = True,
 ) -> PairAgreement:
     """All pairwise statistics of two assessors on the items both judged; ``first`` and ``second`` are each
     one's judged items (sorted) and grade levels (indices into ``labels``)."""
@@ -209,7 +214,7 @@ def pair_agreement(
     binarised = tuple(
         binarise(ga >= i, gb >= i, t, names=(a, b), estimate_only=estimate_only)
         for i, t in enumerate(labels)
-        if i >= 1 and t > 0
+        if i >= 1 and t > 0 and per_topic_rows
     )
     return PairAgreement(
         a=a,
@@ -222,7 +227,7 @@ def pair_agreement(
         quadratic=kappas[2],
         binarised=binarised,
         confusion=tuple(tuple(int(c) for c in row) for row in confusion),
-        per_topic=per_topic(topics, topic_tables, labels),
+        per_topic=per_topic(topics, topic_tables, labels) if per_topic_rows else (),
     )
 
 
@@ -308,7 +313,7 @@ def agreement_summary(judgments: Iterable[Any], labels: Sequence[int] | None = N
 
     Undefined numbers are ``null`` with the reason under ``reasons`` (keyed like ``alice/bob unweighted``).
     """
-    result = agree(judgments, labels=labels, bootstrap=0, estimate_only=True)
+    result = agree(judgments, labels=labels, bootstrap=0, estimate_only=True, per_topic_rows=False)
     reasons: dict[str, str] = {}
 
     def number(value: Value, key: str) -> float | None:

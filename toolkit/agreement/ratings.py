@@ -127,6 +127,42 @@ class RatingTable(Sequence[Rating]):
         return _numbered(a, assessors, t, topics, d, len(docs), grades, doc_id)
 
     @classmethod
+    def from_items(
+        cls,
+        item: Any,
+        assessor: Any,
+        assessors: Sequence[str],
+        grade: Any,
+        query_ids: Sequence[str],
+        doc_ids: Sequence[str],
+    ) -> RatingTable:
+        """A table of judgments already numbered by item — judgment ``i`` is ``assessors[assessor[i]]``'s
+        ``grade[i]`` on item ``item[i]``, the item (``query_ids[item[i]]``, ``doc_ids[item[i]]``), items in
+        topic order then doc id (numpy arrays; what ``toolkit.judging.itemgrades`` reads for export) —
+        numbered exactly as ``from_columns`` numbers the same judgments listed in item order (so the
+        statistics add their terms in the same order, to the same bits): documents by their first item.
+        One dict entry a distinct item instead of three a judgment."""
+        import numpy as np
+
+        n_items = len(query_ids)
+        judged = np.flatnonzero(np.bincount(item, minlength=n_items))
+        every = len(judged) == n_items  # the common case: no list to make
+        judged_list = judged.tolist()
+
+        def encoded(names_of_item: Sequence[str]) -> tuple[Any, list[str]]:
+            names = names_of_item if every else [names_of_item[i] for i in judged_list]
+            unique = list(dict.fromkeys(names))
+            code = dict(zip(unique, range(len(unique)), strict=True))  # at C speed, not a comprehension
+            of_item = np.zeros(n_items, np.int64)
+            of_item[judged] = np.fromiter(map(code.__getitem__, names), np.int64, len(names))
+            return of_item[item], unique
+
+        topic, topics = encoded(query_ids)
+        doc, docs = encoded(doc_ids)
+        rows = list(map(doc_ids.__getitem__, item.tolist()))
+        return _numbered(assessor, list(assessors), topic, topics, doc, len(docs), grade, rows)
+
+    @classmethod
     def from_arrays(cls, assessor: Any, query_id: Any, doc_id: Any, grade: Any) -> RatingTable:
         """A table of Arrow string arrays of assessors, query ids and doc ids, and a numpy array of grades."""
         import numpy as np

@@ -28,6 +28,35 @@ Grade = tuple[str, str, str, int, "str | None"]
 
 
 @dataclass(frozen=True)
+class GradeColumns:
+    """The grades ``current_grades()`` gives (gold aside), column-wise, in the database's order: row ``i`` is
+    ``assessors[i]``'s grade ``grades[i]`` (as text) on the item ``keys[i]`` (``query_id``, a tab, ``doc_id``:
+    ``item_key``). Export's read (``toolkit.judging.sql.columns``): one text a column rather than a row a grade.
+    ``adjudicated``: how many stacks hold an adjudication in force, read in the same pass (none: export need
+    not read them)."""
+
+    keys: list[str]
+    assessors: list[str]
+    grades: list[str]
+    adjudicated: int
+
+
+@dataclass(frozen=True)
+class PoolColumns:
+    """``pooled(include_gold=False)`` column-wise, in its order: item ``p`` is (``query_ids[p]``,
+    ``doc_ids[p]``), its ``item_key`` ``keys[p]``."""
+
+    query_ids: list[str]
+    doc_ids: list[str]
+    keys: list[str]
+
+
+def item_key(query_id: str, doc_id: str) -> str:
+    """An item's key as ``GradeColumns.keys`` spells it."""
+    return f"{query_id}\t{doc_id}"
+
+
+@dataclass(frozen=True)
 class ProgressFacts:
     """The counts behind the organiser's report (``toolkit.judging.progress``).
 
@@ -105,3 +134,13 @@ class ReadQueries(ABC):
     @abstractmethod
     def log_assessors(self) -> list[str]:
         """Every name in the log (adjudicators too)."""
+
+    def grade_columns(self) -> GradeColumns | None:
+        """``current_grades()`` column-wise (``toolkit.judging.sql.columns``), for export; None when this store
+        cannot read them so (the caller reads rows)."""
+        return None
+
+    def pool_columns(self) -> PoolColumns | None:
+        """``pooled(include_gold=False)`` column-wise (``toolkit.judging.sql.columns``), for export; None when
+        this store cannot read it so (the caller reads rows)."""
+        return None

@@ -36,6 +36,9 @@ class Dialect:
     #: A log time (ISO 8601 text) as seconds, ``{}`` the text; within a few milliseconds is enough (NULL
     #: where the database cannot read it): the read models use it only to find candidates they check exactly.
     seconds: str = "(julianday({}) * 86400.0)"
+    #: A text expression's values over the rows, joined into one text by a separator (``{}`` the expression,
+    #: then the separator's literal): one value per column instead of a row each (``toolkit.judging.sql.columns``).
+    joined: str = "group_concat({}, {})"
 
     def marks(self, n: int) -> str:
         return ", ".join([self.mark] * n)
@@ -101,6 +104,7 @@ POSTGRESQL = Dialect(
         UUID: "uuid",
     },
     flags=("false", "true"),
+    joined="string_agg({}, {})",
     array_parameters=True,
     generated={UUID: "gen_random_uuid()"},
     differs="IS DISTINCT FROM",

@@ -34,6 +34,7 @@ from toolkit.judging.records import (
     check_assessor,
     now_iso,
 )
+from toolkit.judging.sql.columns import SQLColumnReads
 from toolkit.judging.sql.dialect import Dialect
 from toolkit.judging.sql.readmodels import SQLReadQueries
 from toolkit.judging.sql.tables import DUMPED, FLAG, Table, table
@@ -99,9 +100,9 @@ def insert(
     return statement
 
 
-class SQLStore(SQLReadQueries, CampaignStore):
+class SQLStore(SQLReadQueries, SQLColumnReads, CampaignStore):
     """The store interface over SQL, for a backend that supplies ``dialect``, ``_rows`` and ``transaction``;
-    the read models' queries are ``SQLReadQueries``."""
+    the read models' queries are ``SQLReadQueries``, export's column read ``SQLColumnReads``."""
 
     dialect: Dialect
 
