@@ -65,13 +65,16 @@ def make_campaign():
 def downgrade_sqlite(conn, version: int) -> None:
     """Take an SQLite campaign back to schema ``version``, as a campaign made then would be: what the
     declaration added later is dropped (tables, columns, indexes), SQLite's REPLACE guard before 2, and the
-    trigger that keeps the decisions in force before 6."""
-    from toolkit.judging.sql import decisions
+    trigger that keeps the decisions in force before 6, and those that keep the report's counts before 7."""
+    from toolkit.judging.sql import counts, decisions
     from toolkit.judging.sql.tables import TABLES
     from toolkit.judging.sqlite.schema import REPLACE_GUARD
 
     if version < REPLACE_GUARD:
         conn.execute("DROP TRIGGER IF EXISTS judgment_log_no_replace")
+    if version < counts.SINCE:
+        for name in counts.SQLITE_TRIGGERS:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     if version < decisions.SINCE:
         for name in decisions.SQLITE_TRIGGERS:
             conn.execute(f"DROP TRIGGER IF EXISTS {name}")

@@ -20,7 +20,7 @@ import pytest
 
 from toolkit.errors import StoreError
 from toolkit.judging.postgres.url import parse_campaign_url
-from toolkit.judging.progress import pool_status
+from toolkit.judging.progress import pool_status, progress
 from toolkit.judging.records import Item
 from toolkit.judging.session import JudgingSession
 from toolkit.judging.store import CampaignStore
@@ -290,3 +290,41 @@ def test_the_decisions_in_force_follow_the_log_under_an_assessor_role_and_stay_i
             ("alice", "q1", "d1", 2),
             ("bob", "401", "d3", 1),
         ]
+
+
+def test_the_report_counts_follow_an_assessor_role_and_stay_its_own(camp: dict[str, str]) -> None:
+    """The counts the database keeps for the report (``toolkit.judging.sql.counts``): an assessor's append
+    (even with a time the server cannot read) moves its own rows, through triggers that run as the owner; the
+    login can neither write the tables nor call the trigger functions, nor read another assessor's rows; an
+    adjudicator reads them all."""
+    import psycopg
+
+    with CampaignStore.open(camp["bob"]) as bob:
+        bob.record("bob", "401", "d3", grade=1)
+    queue = "SELECT assessor, query_id, assigned, judged, skipped FROM queue_counts ORDER BY 1, 2"
+    windows = "SELECT assessor, decisions FROM session_windows ORDER BY 1, 2"
+    with _sql(camp["alice"]) as conn:
+        assert conn.execute(queue).fetchall() == [("alice", "q1", 2, 0, 0)]  # bob's row unseen
+        conn.execute(_INSERT, ("alice", "q1", "d1", "judge", 2, None))  # time 't': a window of its own
+        conn.execute(_INSERT, ("alice", "q1", "d2", "skip", None, None))
+        assert conn.execute(queue).fetchall() == [("alice", "q1", 2, 1, 1)]
+        assert conn.execute(windows).fetchall() == [("alice", 1), ("alice", 1)]
+        for statement in (
+            "INSERT INTO queue_counts VALUES ('bob', '401', 9, 9, 9, 9, 9)",
+            "UPDATE queue_counts SET judged = 0",
+            "DELETE FROM queue_counts",
+            "TRUNCATE queue_counts",
+            "INSERT INTO session_windows VALUES ('bob', 1, 1, 1, 1, 1)",
+            "UPDATE session_windows SET decisions = 0",
+            "DELETE FROM session_windows",
+            "SELECT decisions_in_force_counts()",
+            "SELECT assignments_counts()",
+            "SELECT judgment_log_windows()",
+        ):
+            with pytest.raises((psycopg.errors.InsufficientPrivilege, psycopg.errors.FeatureNotSupported)):
+                conn.execute(statement)
+    with _sql(camp["cy"]) as conn:  # the adjudicator reads every row
+        assert conn.execute(queue).fetchall() == [("alice", "q1", 2, 1, 1), ("bob", "401", 2, 1, 0)]
+    with CampaignStore.open(camp["organiser"]) as store:
+        rows = [(r.assessor, r.query_id, r.judged, r.skipped, r.remaining) for r in progress(store)]
+        assert rows == [("alice", "q1", 1, 1, 1), ("bob", "401", 1, 0, 1)]

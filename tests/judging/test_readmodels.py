@@ -516,6 +516,43 @@ def table_decisions(store: CampaignStore) -> set[tuple[Any, ...]]:
     return {tuple(r) for r in rows if r[3] is not None or r[-1] is not None}
 
 
+def ref_queue_counts(store: CampaignStore) -> set[tuple[Any, ...]]:
+    """The rows of ``queue_counts`` from a replay of the log and the assignments: per assessor and topic, the
+    items assigned, how many have each decision on top of their stack, the reading time of the settling ones."""
+    tops = {row[:3]: (row[4], row[5]) for row in ref_decisions(store.log())}
+    out: dict[tuple[str, str], list[int]] = {}
+    for key in store._rows("SELECT assessor, query_id, doc_id FROM assignments"):  # type: ignore[attr-defined]
+        row = out.setdefault(tuple(key[:2]), [0, 0, 0, 0, 0])
+        action, ms = tops.get(tuple(key), (None, None))
+        row[0] += 1
+        for i, counted in enumerate(("judge", "skip", "unrateable"), start=1):
+            row[i] += action == counted
+        row[4] += (ms or 0) if action in SETTLED else 0
+    return {(*key, *row) for key, row in out.items()}
+
+
+def table_rows(store: CampaignStore, name: str) -> set[tuple[Any, ...]]:
+    from toolkit.judging.sql.tables import table
+
+    columns = ", ".join(table(name).names(dumped=False))
+    return {tuple(r) for r in store._rows(f"SELECT {columns} FROM {name}")}  # type: ignore[attr-defined]
+
+
+def derived_windows(store: CampaignStore) -> set[tuple[Any, ...]]:
+    """``session_windows`` derived from the whole log by the statement the migration fills it with."""
+    from toolkit.judging.sql import counts
+
+    return {tuple(r) for r in store._rows(counts.windows(store.dialect))}  # type: ignore[attr-defined]
+
+
+def assert_kept(store: CampaignStore, where: object = None) -> None:
+    """Every table the database keeps beside the log equals its replay (the windows: their derivation, the
+    sessions of the report being held to the replay by ``test_read_models_equal_the_python_path``)."""
+    assert table_decisions(store) == ref_decisions(store.log()), where
+    assert table_rows(store, "queue_counts") == ref_queue_counts(store), where
+    assert table_rows(store, "session_windows") == derived_windows(store), where
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_decisions_in_force_are_the_log_replayed_and_rebuilt_by_a_copy(
     location: Path | str,
@@ -531,8 +568,9 @@ def test_the_decisions_in_force_are_the_log_replayed_and_rebuilt_by_a_copy(
     random_campaign(location, seed, monkeypatch)
     with CampaignStore.open(location) as store:
         expected = ref_decisions(store.log())
-        assert table_decisions(store) == expected
-        assert "decisions_in_force" not in store.dump().tables
+        assert_kept(store)
+        assert table_rows(store, "queue_counts")  # not vacuous
+        assert not {"decisions_in_force", "queue_counts", "session_windows"} & set(store.dump().tables)
     copies: list[Path | str] = [tmp_path / "copy.sqlite"]
     copy_campaign(location, copies[0])
     if not isinstance(location, Path):  # and back to another PostgreSQL campaign
@@ -541,18 +579,33 @@ def test_the_decisions_in_force_are_the_log_replayed_and_rebuilt_by_a_copy(
     for copy in copies:
         with CampaignStore.open(copy) as store:
             assert table_decisions(store) == expected, copy
+            assert_kept(store, copy)
 
 
-def _downgrade_postgresql(url: str) -> None:
-    """Take a PostgreSQL campaign back to schema 5, as one made then: no table, no trigger."""
+def _downgrade_postgresql(url: str, version: int = 5) -> None:
+    """Take a PostgreSQL campaign back to schema ``version`` (5 or 6), as one made then: no table, no trigger
+    of a later version."""
     import psycopg
 
     from toolkit.judging.postgres.url import parse_campaign_url
-    from toolkit.judging.sql import decisions
+    from toolkit.judging.sql import counts, decisions
 
     parsed = parse_campaign_url(url)
     with psycopg.connect(parsed.conninfo, autocommit=True) as conn:
         conn.execute("SELECT set_config('search_path', %s, false)", (parsed.campaign,))
+        for name, on in (
+            (counts.STACKS, "decisions_in_force"),
+            (counts.ASSIGNED, "assignments"),
+            (counts.WINDOWED, "judgment_log"),
+        ):
+            conn.execute(f"DROP TRIGGER {name} ON {on}")
+            conn.execute(f"DROP FUNCTION {name}()")
+        conn.execute(f"DROP FUNCTION {counts.WINDOW_FUNCTION}(text, bigint)")
+        conn.execute(f"DROP TABLE {counts.QUEUE.name}, {counts.WINDOWS.name}")
+        conn.execute("DROP INDEX decisions_in_force_item")
+        if version == counts.SINCE - 1:
+            conn.execute(f"UPDATE schema_info SET version = {version}")
+            return
         conn.execute(f"DROP TRIGGER {decisions.TRIGGER} ON judgment_log")
         conn.execute(f"DROP FUNCTION {decisions.TRIGGER}()")
         conn.execute(f"DROP TABLE {decisions.TABLE.name}")
@@ -575,24 +628,72 @@ def test_a_campaign_of_schema_5_is_migrated_with_its_decisions_in_force(
     else:
         _downgrade_postgresql(location)
     with CampaignStore.open(location) as store:  # migrated on open
-        assert table_decisions(store) == ref_decisions(store.log())
+        assert_kept(store)
         who, q, d = next((e.assessor, e.query_id, e.doc_id) for e in store.log() if e.action == "judge")
         store.record(who, q, d, grade=3)
         store.undo(who)
         store.add_note(who, q, d, "after the upgrade")
-        assert table_decisions(store) == ref_decisions(store.log())
+        assert_kept(store)
+
+
+@pytest.mark.parametrize("seed", SEEDS[4:8])
+def test_a_campaign_of_schema_6_is_migrated_with_its_counts(
+    location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch, downgrade
+) -> None:
+    """The migration to 7 fills the report's counts from the decisions in force, the assignments and the
+    log of a campaign of 6; then the triggers keep them as before."""
+    random_campaign(location, seed, monkeypatch)
+    if isinstance(location, Path):
+        with sqlite3.connect(location) as conn:
+            downgrade(conn, 6)
+            assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'queue_counts'").fetchall()
+    else:
+        _downgrade_postgresql(location, 6)
+    with CampaignStore.open(location) as store:  # migrated on open
+        assert_kept(store)
+        who, q, d = next((e.assessor, e.query_id, e.doc_id) for e in store.log() if e.action == "judge")
+        store.record(who, q, d, action="skip", duration_ms=700)
+        store.undo(who)
+        store.record(who, q, d, action="unrateable", duration_ms=900)
+        assert_kept(store)
+        assert progress_report(store) == ref_progress_report(store)
+
+
+def test_the_counts_follow_assignments_taken_back_or_moved_by_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Assignments deleted or re-keyed in an SQLite shell (the toolkit only adds them): the counts follow."""
+    path = tmp_path / "c.sqlite"
+    random_campaign(path, 1, monkeypatch)
+    with sqlite3.connect(path) as conn:
+        judged = conn.execute(
+            "SELECT a.assessor, a.query_id, a.doc_id FROM assignments a JOIN decisions_in_force d USING "
+            "(assessor, query_id, doc_id) WHERE d.top_action IS NOT NULL ORDER BY 1, 2, 3"
+        ).fetchall()
+        assert len(judged) >= 2
+        conn.execute("DELETE FROM assignments WHERE assessor = ? AND query_id = ? AND doc_id = ?", judged[0])
+        conn.execute(
+            "UPDATE assignments SET assessor = 'zed' WHERE assessor = ? AND query_id = ? AND doc_id = ?",
+            judged[1],
+        )
+        conn.execute("DELETE FROM assignments WHERE rowid IN (SELECT rowid FROM assignments LIMIT 3)")
+    with CampaignStore.open(path) as store:
+        assert_kept(store)
+        assert progress_report(store) == ref_progress_report(store)
 
 
 def test_a_campaign_read_but_not_migrated_derives_the_decisions_from_the_log(
     location: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A read-only campaign of schema 5 has no table: the read models derive the same rows in place of it."""
+    """A read-only campaign of schema 5 has none of the kept tables: the read models derive the same rows in
+    place of them."""
     from toolkit.judging.sql.decisions import TABLE
 
     random_campaign(location, 3, monkeypatch)
     with CampaignStore.open(location) as store:
         present = store._columns_of  # type: ignore[attr-defined]
-        monkeypatch.setattr(store, "_columns_of", lambda name: None if name == TABLE.name else present(name))
+        kept = {TABLE.name, "queue_counts", "session_windows"}  # as before 6: every read derives its rows
+        monkeypatch.setattr(store, "_columns_of", lambda name: None if name in kept else present(name))
         assert store._decisions() != TABLE.name  # type: ignore[attr-defined]
         assert store.current_judgments(include_gold=True) == ref_current_judgments(store, include_gold=True)
         assert list(store.adjudications().items()) == list(ref_adjudications(store).items())
@@ -718,6 +819,23 @@ def test_two_connections_racing_on_one_item_leave_the_later_event_in_force(
     with CampaignStore.open(pg_location) as store:
         assert table_decisions(store) == ref_decisions(store.log())
         assert [g[3] for g in store.current_grades() if g[:3] == ("q1", "d1", "alice")] == [3]
+
+
+def test_a_window_of_more_events_than_a_block_is_kept_in_rows_the_report_joins(
+    location: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One assessor's events in one window of log time span several blocks of ids (``counts.BLOCK``): the
+    rows are split by block, and the report's sessions are still the replay's."""
+    from toolkit.judging.sql import counts
+
+    random_campaign(location, 2, monkeypatch)
+    with CampaignStore.open(location) as store:
+        who, q, d = store._rows("SELECT assessor, query_id, doc_id FROM assignments ORDER BY 1, 2, 3")[0]  # type: ignore[attr-defined]
+        for i in range(counts.BLOCK + 10):
+            store.record(who, q, d, grade=i % 4, duration_ms=1000 + i)
+        assert_kept(store)
+        assert len({row[2] for row in table_rows(store, "session_windows") if row[0] == who}) >= 2
+        assert progress_report(store) == ref_progress_report(store)
 
 
 # ------------------------------------------------------------------------------- export by arrays (itemgrades)

@@ -23,10 +23,11 @@ A budgeted or sampled campaign (``pool --strategy mtf|maxmean|sample``) also rep
 (``budget_status``): how many of the documents its budget selected are judged, how many of those are relevant,
 and the relevant documents found per judgment — the yield a good order keeps high.
 
-Everything is counted by the database (``toolkit.judging.queries``), so a refresh of the organiser's screen
-costs one pass of the database over the log, not a Python record per event (171,151 items judged twice:
-about 3.4× less CPU than replaying the log, ``bench/bench_campaign.py``); the rules are the ones the judging session applies
-in Python, and the tests hold the two to each other (``tests/judging/test_readmodels.py``).
+Everything is counted by the database (``toolkit.judging.queries``), most of it kept as the campaign changes
+(``toolkit.judging.sql.counts``: the queue's counts per assessor and topic, the session windows), so a refresh
+of the organiser's screen reads a row per assessor and topic rather than the log (171,151 items judged twice:
+about 1.2–2 s CPU under load, ``docs/benchmarks.md``); the rules are the ones the judging session applies in
+Python, and the tests hold the two to each other (``tests/judging/test_readmodels.py``).
 
 The organiser's screen adds live Cohen's kappa per pair of assessors; that statistic is agreement's
 (``toolkit.agreement.judgments.pair_kappas``), so it is not part of this report.
@@ -43,10 +44,9 @@ from dataclasses import dataclass, replace
 from toolkit.judging.queries import ProgressFacts
 from toolkit.judging.queue import SETTLED
 from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent, ProgressRow
+from toolkit.judging.sql.counts import SESSION_GAP_S  # the session rule's gap, kept windows and all
 from toolkit.judging.store import CampaignStore
 
-#: A pause longer than this between two of an assessor's log events starts a new session (30 min).
-SESSION_GAP_S = 30 * 60
 #: Grades given faster than this (ms) are flagged: nobody reads a document in under a second.
 FAST_BELOW_MS = 1000
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import StoreError
 from toolkit.judging.postgres import security
-from toolkit.judging.sql import ddl, decisions
+from toolkit.judging.sql import counts, ddl, decisions
 from toolkit.judging.sql.dialect import POSTGRESQL
 from toolkit.judging.sql.tables import LATEST, Table
 
@@ -78,6 +78,12 @@ def migration_script(version: int) -> str:
     parts += [_append_only(t) for t in created if t.append_only]
     if version == decisions.SINCE:  # the decisions in force: built from the log, then kept by a trigger
         parts += [f"{decisions.build()};\n", decisions.postgresql_trigger()]
+    if version == counts.SINCE:  # the report's counts: built from the campaign, then kept by triggers
+        parts += [
+            counts.postgresql_window_function(),
+            *(f"{statement};\n" for statement in counts.build(POSTGRESQL)),
+            counts.postgresql_triggers(),
+        ]
     parts.append(security.migration(version, created))
     return "".join(parts)
 

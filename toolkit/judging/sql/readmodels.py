@@ -32,7 +32,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from toolkit.judging.queries import Grade, ProgressFacts, ReadQueries
-from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent
+from toolkit.judging.records import Item, Judgment, LogEvent
+from toolkit.judging.sql import counts
 from toolkit.judging.sql.decisions import TABLE as DECISIONS_TABLE
 from toolkit.judging.sql.decisions import derive
 from toolkit.judging.sql.dialect import Dialect
@@ -40,8 +41,7 @@ from toolkit.judging.sql.tables import REAL, listed
 
 Rows = list[tuple[Any, ...]]
 
-#: Decisions that settle an item (``toolkit.judging.queue.SETTLED``: a skip does not).
-SETTLING = ("judge", "unrateable")
+SETTLING = counts.SETTLING
 _GRADED = ("judge", "adjudicate")
 
 
@@ -66,13 +66,25 @@ def _gold(alias: str) -> str:
 
 def _median(rows: str, partition: str, value: str) -> str:
     """``partition``'s columns and the median of ``value`` over ``rows`` (NULL values left out): the middle
-    one, or the mean of the middle two, as ``statistics.median``."""
+    one, or the mean of the middle two, as ``statistics.median`` — PostgreSQL's ``percentile_cont(0.5)``.
+    SQLite has no such aggregate, and its window functions took 4.1 s for the two medians of a 171,151-item
+    campaign with reading times: there the report reads the values in order and takes the middle ones
+    (``_middles``), about 1.5 s."""
     return (
-        f"SELECT {partition}, AVG({value}) AS median FROM (SELECT {partition}, {value}, "
-        f"ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY {value}) AS k, "
-        f"COUNT(*) OVER (PARTITION BY {partition}) AS n FROM {rows} WHERE {value} IS NOT NULL) AS ranked "
-        f"WHERE 2 * k BETWEEN n AND n + 2 GROUP BY {partition}"
+        f"SELECT {partition}, percentile_cont(0.5) WITHIN GROUP (ORDER BY {value}) AS median FROM {rows} "
+        f"WHERE {value} IS NOT NULL GROUP BY {partition}"
     )
+
+
+def _middles(rows: Rows, width: int) -> dict[Any, float]:
+    """Per key (the first ``width`` columns of ``rows``, which come sorted by key and value), the median of the
+    values: the middle one, or the mean of the middle two, as ``statistics.median``."""
+    out: dict[Any, float] = {}
+    for key, group in itertools.groupby(rows, operator.itemgetter(*range(width))):
+        values = [row[width] for row in group]
+        half = len(values) // 2
+        out[key] = float(values[half]) if len(values) % 2 else (values[half - 1] + values[half]) / 2
+    return out
 
 
 class SQLReadQueries(ReadQueries):
@@ -153,58 +165,88 @@ class SQLReadQueries(ReadQueries):
 
     # ------------------------------------------------------------------ progress
 
+    def _kept(self, name: str, derivation: str) -> str:
+        """A table the database keeps (``toolkit.judging.sql.counts``), or — a campaign read but not migrated
+        to the schema that has it — the same rows derived."""
+        return name if self._columns_of(name) is not None else f"({derivation})"
+
     def progress_facts(self, fast_below_ms: int) -> ProgressFacts:
         d = self.dialect
         settled = listed(SETTLING)
-        # Every stack of the log (the decisions in force), then every count from it. ``c``: per stack, the
-        # top's action, time and content hash, and the assessor's decision in force (``action``, ``grade``,
-        # ``ms``).
-        status = (
-            "CASE WHEN c.top_action <> 'skip' AND (c.query_id, c.doc_id) IN (SELECT query_id, doc_id FROM s) "
-            f"AND c.top_hash {d.differs} "
-            "(SELECT h.content_hash FROM snapshots h WHERE h.doc_id = c.doc_id ORDER BY h.id DESC LIMIT 1) "
-            "THEN 'todo' ELSE c.top_action END"
+        dif = self._decisions()
+        kept = self._kept(counts.QUEUE.name, counts.queue(dif))
+        key = "a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id"
+        # the queue's stale rule: a decision (not a skip) made on another text than a stale item's latest
+        # snapshot is to do again. The stale items are few: a set to look stacks up in (a join on them made
+        # PostgreSQL probe the pool once per stack), or to start from (through the table's index by item)
+        redone = (
+            f"c.top_action <> 'skip' AND c.top_hash {d.differs} "
+            "(SELECT h.content_hash FROM snapshots h WHERE h.doc_id = c.doc_id ORDER BY h.id DESC LIMIT 1)"
         )
+        stale_todo = f"(c.query_id, c.doc_id) IN (SELECT query_id, doc_id FROM s) AND {redone}"
+        brings = counts.stack_brings("c")
         real = d.types[REAL]
+        stale = "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
+        timed = (
+            # reading times of the settled items of the queue, for the medians (none: nothing to join): the
+            # stacks with a time first, then each looked up in the assignments (PostgreSQL, planning it as one
+            # join, went through every assignment to look its stack up by item, 3.5 s on a campaign that
+            # recorded no reading times)
+            f"timed AS MATERIALIZED (SELECT c.assessor, c.query_id, c.doc_id, c.top_action, c.top_ms, c.top_hash "
+            f"FROM {dif} c WHERE c.top_ms IS NOT NULL AND c.top_action IN ({settled})), "
+            "qt AS (SELECT c.assessor, c.query_id, c.top_ms AS ms FROM timed c "
+            f"WHERE EXISTS (SELECT 1 FROM assignments a WHERE {key}) AND NOT ({stale_todo})), "
+        )
+        in_sql = d.name == "postgresql"  # the medians (``_median``), else in order for ``_middles``
+        if in_sql:
+            qm = f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
+            q_median, qm_join = (
+                f"CAST(qm.median AS {real})",
+                "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id ",
+            )
+            median_parts = (
+                f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), "
+                f"NULL FROM ({_median('ct', 'assessor', 'ms')}) AS m "
+            )
+        else:
+            qm, q_median, qm_join = "", "NULL", ""
+            median_parts = ""
         statement = (
-            "WITH c AS (SELECT k.assessor, k.query_id, k.doc_id, k.adjudication_id AS adj, k.top_action, k.top_ms, "
-            "k.top_hash, k.decision AS action, k.grade, k.decision_ms AS ms, g.grade AS gold "
-            f"FROM {self._decisions()} k "
-            "LEFT JOIN gold g ON g.query_id = k.query_id AND g.doc_id = k.doc_id WHERE k.top_id IS NOT NULL), "
-            # the queue: statuses of the assigned items with a decision (the rest are to do); the stale items
-            # are few, and a set to look each stack up in (a join on them made PostgreSQL probe the pool once
-            # per stack, and SQLite scan them once per stack)
-            "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
-            f"q AS (SELECT c.assessor, c.query_id, {status} AS status, c.top_ms AS ms FROM c "
-            "JOIN assignments a ON a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id), "
-            f"qt AS (SELECT assessor, query_id, ms FROM q WHERE status IN ({settled})), "
-            "qs AS (SELECT assessor, query_id, SUM(CASE WHEN status = 'judge' THEN 1 ELSE 0 END) AS judged, "
-            "SUM(CASE WHEN status = 'skip' THEN 1 ELSE 0 END) AS skipped, "
-            "SUM(CASE WHEN status = 'unrateable' THEN 1 ELSE 0 END) AS unrateable, "
-            f"SUM(CASE WHEN status IN ({settled}) THEN ms END) AS total FROM q GROUP BY assessor, query_id), "
-            f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
-            "n AS (SELECT assessor, query_id, COUNT(*) AS assigned FROM assignments GROUP BY assessor, query_id), "
+            f"WITH {stale} "
+            # what the kept counts hold of the stacks that are to do again, to take off them
+            f"r AS (SELECT c.assessor, c.query_id, SUM({brings['judged']}) AS judged, "
+            f"SUM({brings['unrateable']}) AS unrateable, SUM({brings['settled_ms']}) AS ms "
+            # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
+            f"FROM s CROSS JOIN {dif} c JOIN assignments a ON {key} "
+            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone} GROUP BY c.assessor, c.query_id), "
+            f"{timed}"
+            f"{qm}"
             # the assessors' decisions in force, on any item
-            f"ct AS (SELECT assessor, ms FROM c WHERE action IN ({settled})), "
-            # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s)
-            f"dis AS (SELECT {self._by('query_id')} AS query_id, {self._by('doc_id')} AS doc_id FROM c "
-            "WHERE action = 'judge' AND gold IS NULL "
-            f"GROUP BY {self._by('query_id', 'doc_id')} HAVING COUNT(*) >= 2 AND MIN(grade) <> MAX(grade)), "
-            "adj AS (SELECT DISTINCT query_id, doc_id FROM c WHERE adj IS NOT NULL) "
+            f"ct AS (SELECT k.assessor, k.decision_ms AS ms FROM {dif} k WHERE k.decision IN ({settled})), "
+            # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s); on
+            # SQLite the table's index by item hands them over grouped
+            f"grouped AS (SELECT {self._by('c.query_id')} AS query_id, {self._by('c.doc_id')} AS doc_id FROM {dif} c "
+            f"WHERE c.decision = 'judge' "
+            f"GROUP BY {self._by('c.query_id', 'c.doc_id')} HAVING COUNT(*) >= 2 AND MIN(c.grade) <> MAX(c.grade)), "
+            # gold items (a gold item's every stack is gold) left out after grouping: once a disagreement, not
+            # once a stack
+            f"dis AS (SELECT query_id, doc_id FROM grouped c WHERE NOT {_gold('c')}) "
             "SELECT 'q' AS kind, n.assessor, n.query_id, NULL AS doc_id, n.assigned AS n1, "
-            "COALESCE(qs.judged, 0) AS n2, COALESCE(qs.skipped, 0) AS n3, COALESCE(qs.unrateable, 0) AS n4, "
-            f"qs.total AS n5, CAST(qm.median AS {real}) AS x, t.ord AS ord FROM n "
-            "LEFT JOIN qs ON qs.assessor = n.assessor AND qs.query_id = n.query_id "
-            "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id "
-            "LEFT JOIN topics t ON t.query_id = n.query_id "
-            f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), NULL "
-            f"FROM ({_median('ct', 'assessor', 'ms')}) AS m "
-            "UNION ALL SELECT 'g', assessor, NULL, NULL, COUNT(*), SUM(CASE WHEN grade = gold THEN 1 ELSE 0 END), "
-            "NULL, NULL, NULL, NULL, NULL FROM c WHERE gold IS NOT NULL AND action = 'judge' GROUP BY assessor "
-            "UNION ALL SELECT 'f', c.assessor, c.query_id, c.doc_id, c.ms, NULL, NULL, NULL, NULL, NULL, t.ord "
-            f"FROM c LEFT JOIN topics t ON t.query_id = c.query_id WHERE c.action = 'judge' AND c.ms < {d.mark} "
-            "UNION ALL SELECT 'd', NULL, NULL, NULL, COUNT(*), COUNT(adj.query_id), NULL, NULL, NULL, NULL, NULL "
-            "FROM dis LEFT JOIN adj ON adj.query_id = dis.query_id AND adj.doc_id = dis.doc_id"
+            "n.judged - COALESCE(r.judged, 0) AS n2, n.skipped AS n3, n.unrateable - COALESCE(r.unrateable, 0) AS n4, "
+            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, {q_median} AS x, t.ord AS ord FROM {kept} n "
+            "LEFT JOIN r ON r.assessor = n.assessor AND r.query_id = n.query_id "
+            f"{qm_join}LEFT JOIN topics t ON t.query_id = n.query_id "
+            f"{median_parts}"
+            # the gold items are few: from them to their stacks
+            "UNION ALL SELECT 'g', c.assessor, NULL, NULL, COUNT(*), SUM(CASE WHEN c.grade = g.grade THEN 1 ELSE 0 END), "
+            f"NULL, NULL, NULL, NULL, NULL FROM gold g CROSS JOIN {dif} c "
+            "WHERE c.query_id = g.query_id AND c.doc_id = g.doc_id AND c.decision = 'judge' GROUP BY c.assessor "
+            "UNION ALL SELECT 'f', c.assessor, c.query_id, c.doc_id, c.decision_ms, NULL, NULL, NULL, NULL, NULL, t.ord "
+            f"FROM {dif} c LEFT JOIN topics t ON t.query_id = c.query_id "
+            f"WHERE c.decision = 'judge' AND c.decision_ms < {d.mark} "
+            "UNION ALL SELECT 'd', NULL, NULL, NULL, COUNT(*), "
+            f"SUM(CASE WHEN EXISTS (SELECT 1 FROM {dif} x WHERE x.query_id = dis.query_id AND x.doc_id = dis.doc_id "
+            "AND x.adjudication_id IS NOT NULL) THEN 1 ELSE 0 END), NULL, NULL, NULL, NULL, NULL FROM dis"
         )
         rows = self._rows(statement, (fast_below_ms,))
         by_kind: dict[str, Rows] = {}
@@ -217,12 +259,30 @@ class SQLReadQueries(ReadQueries):
         queue = sorted(by_kind.get("q", []), key=lambda r: (r[0], *topic_order(r[9], r[1])))
         fast = sorted(by_kind.get("f", []), key=lambda r: (*topic_order(r[9], r[1]), r[2], r[0]))
         (disagreements, adjudicated) = by_kind["d"][0][3:5]
+        adjudicated = adjudicated or 0  # a SUM over no disagreement
+        if in_sql:
+            topic_medians = {(a, q): float(x) for a, q, *_, x, _ in queue if x is not None}
+            medians = {a: float(x) for a, *_, x, _ in by_kind.get("m", [])}
+        else:
+            topic_medians = _middles(
+                self._rows(
+                    f"WITH {stale}{timed[:-2]} SELECT assessor, query_id, ms FROM qt ORDER BY 1, 2, 3"
+                ),
+                2,
+            )
+            medians = _middles(
+                self._rows(
+                    f"SELECT assessor, decision_ms FROM {dif} k WHERE decision IN ({settled}) "
+                    "AND decision_ms IS NOT NULL ORDER BY 1, 2"
+                ),
+                1,
+            )
         return ProgressFacts(
             queue=tuple(
-                (a, q, int(n1), int(n2), int(n3), int(n4), None if x is None else float(x), int(n5 or 0))
-                for a, q, _, n1, n2, n3, n4, n5, x, _ in queue
+                (a, q, int(n1), int(n2), int(n3), int(n4), topic_medians.get((a, q)), int(n5 or 0))
+                for a, q, _, n1, n2, n3, n4, n5, _, _ in queue
             ),
-            medians={a: float(x) for a, *_, x, _ in by_kind.get("m", [])},
+            medians=medians,
             gold={a: (int(n1), int(n2)) for a, _, _, n1, n2, *_ in by_kind.get("g", [])},
             fast=tuple((a, q, doc, int(n1)) for a, q, doc, n1, *_ in fast),
             disagreements=int(disagreements),
@@ -231,16 +291,16 @@ class SQLReadQueries(ReadQueries):
 
     def session_segments(self, width_s: float) -> Rows:
         d = self.dialect
-        decided = listed(DECISIONS)
-        bucket = f"CAST({d.seconds.format('time')} / {d.mark} AS INTEGER)"
+        params: tuple[float, ...] = ()
+        if width_s == counts.WINDOW_S and self._columns_of(counts.WINDOWS.name) is not None:
+            windows = counts.WINDOWS.name
+        else:
+            windows, params = f"({counts.windows(d, d.mark)})", (width_s,)
         return self._rows(
-            f"WITH b AS (SELECT assessor, MIN(id) AS first, MAX(id) AS last, "
-            f"SUM(CASE WHEN action IN ({decided}) THEN 1 ELSE 0 END) AS decisions, "
-            f"SUM(CASE WHEN action IN ({decided}) THEN COALESCE(duration_ms, 0) ELSE 0 END) AS ms "
-            f"FROM judgment_log WHERE action <> 'adjudicate' GROUP BY assessor, COALESCE({bucket}, -id)) "
-            "SELECT b.assessor, b.first, b.last, f.time, f.duration_ms, l.time, b.decisions, b.ms FROM b "
-            "JOIN judgment_log f ON f.id = b.first JOIN judgment_log l ON l.id = b.last ORDER BY b.first",
-            (width_s,),
+            "SELECT b.assessor, b.first_id, b.last_id, f.time, f.duration_ms, l.time, b.decisions, b.ms "
+            f"FROM {windows} b JOIN judgment_log f ON f.id = b.first_id JOIN judgment_log l ON l.id = b.last_id "
+            "ORDER BY b.first_id",
+            params,
         )
 
     def pool_counts(self) -> tuple[int, int, int, int, int, dict[str, int]]:

@@ -303,8 +303,46 @@ TABLES: tuple[Table, ...] = (
         ),
         key=("assessor", "query_id", "doc_id"),
         readers=OWN,
+        # the stacks of an item, for what groups by item (disagreements, an export's policy) without a sort
+        indexes=(Index("decisions_in_force_item", ("query_id", "doc_id", "decision", "grade"), since=7),),
         derived=True,
         since=6,
+    ),
+    Table(
+        # per assessor and topic: their assigned items, and how many of those have each decision on top of
+        # the stack, with the reading time of the settling ones (``toolkit.judging.sql.counts``)
+        "queue_counts",
+        (
+            Column("assessor", TEXT),
+            Column("query_id", TEXT),
+            Column("assigned", INTEGER),
+            Column("judged", INTEGER),
+            Column("skipped", INTEGER),
+            Column("unrateable", INTEGER),
+            Column("settled_ms", BIGINT),
+        ),
+        key=("assessor", "query_id"),
+        readers=OWN,
+        derived=True,
+        since=7,
+    ),
+    Table(
+        # an assessor's log events in windows shorter than a session's gap, by blocks of event ids
+        # (``toolkit.judging.sql.counts``)
+        "session_windows",
+        (
+            Column("assessor", TEXT),
+            Column("bucket", BIGINT),
+            Column("block", BIGINT),
+            Column("first_id", BIGINT),
+            Column("last_id", BIGINT),
+            Column("decisions", INTEGER),
+            Column("ms", BIGINT),
+        ),
+        key=("assessor", "bucket", "block"),
+        readers=OWN,
+        derived=True,
+        since=7,
     ),
     Table(
         "logins",

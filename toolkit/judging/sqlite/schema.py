@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from toolkit.errors import StoreError
-from toolkit.judging.sql import ddl, decisions
+from toolkit.judging.sql import counts, ddl, decisions
 from toolkit.judging.sql.dialect import SQLITE
 from toolkit.judging.sql.tables import LATEST, Table
 from toolkit.judging.sqlite import files
@@ -57,6 +57,8 @@ def _script(version: int) -> str:
     statements += [g for t in ddl.TABLES if t.append_only and t.since <= version for g in _guards(t, version)]
     if version == decisions.SINCE:  # the decisions in force: built from the log, then kept by a trigger
         statements += [decisions.build(), *decisions.sqlite_triggers()]
+    if version == counts.SINCE:  # the report's counts: built from the campaign, then kept by triggers
+        statements += [*counts.build(SQLITE), *counts.sqlite_triggers()]
     return "".join(f"{statement};\n" for statement in statements)
 
 
