@@ -10,8 +10,13 @@ qrels file must be byte-identical, and their manifests equal but for the file's 
 The campaign: ``bench_campaign.py``'s (3,000 topics: 171,151 items graded by two assessors), a SQLite file
 — copied here first, so neither side writes the original — or a PostgreSQL URL (``campaign copy`` makes one).
 
-Usage: ``.venv/bin/python bench/bench_export.py CAMPAIGN --old DIR [--repeat 3] [--policy majority
---policy adjudicated]`` (PostgreSQL's password from ``PGPASSWORD``).
+Where the old code reads an older campaign schema (an organiser's first open migrates a campaign, and the old code
+refuses a newer one), ``--old-campaign`` gives the old side its own copy of the same campaign at its schema (for
+example the file before migration, or its ``campaign copy`` on PostgreSQL); the manifests are then compared but
+for the campaign file's hash.
+
+Usage: ``.venv/bin/python bench/bench_export.py CAMPAIGN --old DIR [--old-campaign CAMPAIGN] [--repeat 3]
+[--policy majority --policy adjudicated]`` (PostgreSQL's password from ``PGPASSWORD``).
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ def main() -> None:
     )
     parser.add_argument("campaign", help="a campaign .sqlite file or a PostgreSQL campaign URL")
     parser.add_argument("--old", type=Path, required=True, help="a folder holding the old code's toolkit/")
+    parser.add_argument(
+        "--old-campaign", help="the same campaign at the old code's schema (default: CAMPAIGN)"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--policy", action="append", help="majority, adjudicated … (default: those two)")
     args = parser.parse_args()
@@ -54,24 +62,30 @@ def main() -> None:
     policies = args.policy or ["majority", "adjudicated"]
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         folder = Path(tmp)
-        campaign = args.campaign
-        if not campaign.startswith("postgresql:"):
-            shutil.copyfile(campaign, folder / "c.sqlite")
-            campaign = str(folder / "c.sqlite")
+        campaigns = {
+            side: local_copy(given, folder / f"{side}.sqlite")
+            for side, given in (("new", args.campaign), ("old", args.old_campaign or args.campaign))
+        }
+        if not args.old_campaign:
+            campaigns["old"] = campaigns["new"]
         sides = {"old": {**os.environ, "PYTHONPATH": str(args.old.resolve())}, "new": dict(os.environ)}
         rows: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
         for i in range(args.repeat):
             for policy in policies:
                 for side, env in sides.items():
                     out = folder / f"{side}-{policy}-{i}.qrels"
-                    argv = [script, "export", campaign, "--policy", policy, "-o", str(out)]
+                    argv = [script, "export", campaigns[side], "--policy", policy, "-o", str(out)]
                     wall, cpu, rss = timed(argv, folder, env)
                     load = os.getloadavg()[0]
                     rows.setdefault((policy, side), []).append((wall, cpu, rss, load))
                     print(
                         f"{policy:12s} {side}  wall {wall:6.2f} s  CPU {cpu:6.2f} s  {rss:5.0f} MB  load {load:.1f}"
                     )
-                same(folder / f"old-{policy}-{i}.qrels", folder / f"new-{policy}-{i}.qrels")
+                same(
+                    folder / f"old-{policy}-{i}.qrels",
+                    folder / f"new-{policy}-{i}.qrels",
+                    bool(args.old_campaign),
+                )
         print("\n| policy | old wall (s) | old CPU (s) | new wall (s) | new CPU (s) | load |")
         print("|---|---:|---:|---:|---:|---:|")
         for policy in policies:
@@ -88,14 +102,26 @@ def span(rows: list[tuple[float, float, float, float]], column: int) -> str:
     return f"{values[0]:.2f}–{values[-1]:.2f}"
 
 
-def same(old: Path, new: Path) -> None:
-    """The two sides' qrels byte for byte, and their manifests but for what always differs."""
+def local_copy(campaign: str, target: Path) -> str:
+    """A SQLite campaign copied to ``target`` (neither side writes the original); a URL as given."""
+    if campaign.startswith("postgresql:"):
+        return campaign
+    shutil.copyfile(campaign, target)
+    return str(target)
+
+
+def same(old: Path, new: Path, two_campaigns: bool) -> None:
+    """The two sides' qrels byte for byte, and their manifests but for what always differs (and the campaign
+    file's name and hash where each side read its own copy)."""
     if old.read_bytes() != new.read_bytes():
         raise SystemExit(f"{old} and {new} differ")
     manifests = [json.loads(Path(f"{p}.json").read_text(encoding="utf-8")) for p in (old, new)]
     for doc in manifests:
         for key in VARYING:
             doc.pop(key, None)
+        if two_campaigns:
+            doc.pop("inputs", None)
+            doc.get("campaign", {}).pop("path", None)
     if manifests[0] != manifests[1]:
         raise SystemExit(f"the manifests of {old} and {new} differ")
 

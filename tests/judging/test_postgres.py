@@ -232,6 +232,35 @@ def test_processes_creating_one_campaign_at_once(pg_location: str) -> None:
     assert results == [("ok", {})] * 3
 
 
+def _setup(url: str, user: str, barrier, out) -> None:  # runs in a child process
+    from toolkit.judging.postgres import setup_campaigns
+
+    barrier.wait()
+    try:
+        setup_campaigns(url, organisers=[user], assessors=[user])
+        out.put("ok")
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        out.put(repr(exc))
+
+
+def test_campaign_setup_run_by_several_organisers_at_once_succeeds_for_each(pg_server: str) -> None:
+    """Two organisers (or two test sessions) running ``campaign setup`` at the same moment: each grant on the
+    database rewrites one catalog row, and the server refuses a second concurrent rewrite ("tuple concurrently
+    updated") — setup must wait its turn, not fail."""
+    user = parse_campaign_url(pg_server, campaign_required=False).user or ""
+    ctx = mp.get_context("fork")
+    for _ in range(5):
+        barrier = ctx.Barrier(4)
+        out = ctx.Queue()
+        procs = [ctx.Process(target=_setup, args=(pg_server, user, barrier, out)) for _ in range(4)]
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        assert results == ["ok"] * 4
+
+
 def test_campaign_setup_is_idempotent_and_can_create_a_campaign(pg_location: str) -> None:
     from click.testing import CliRunner
 

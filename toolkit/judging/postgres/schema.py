@@ -329,6 +329,12 @@ def setup_database(
 
     done: list[str] = []
     with conn.transaction():
+        # One setup at a time: each GRANT rewrites one catalog row (the database's, a membership), and the
+        # server refuses a second session rewriting it concurrently ("tuple concurrently updated") rather than
+        # waiting, so two organisers running setup at once would see one of them fail. The roles are read
+        # again under the lock. (Advisory locks belong to one database: setups of two databases of one
+        # server can still race to create the roles; the one refused succeeds when run again.)
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("setup"),))
         for role in (OWNER_ROLE, ASSESSOR_ROLE):
             if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
                 conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(role)))
