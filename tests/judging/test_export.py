@@ -246,6 +246,29 @@ def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
             export_qrels(store, parse_policy("majority"), checked=check_log_beside(store))
 
 
+def test_a_summary_broken_by_a_forged_row_reports_the_log_check(
+    location: Path | str, make_campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agreement summary is computed while the log check finishes beside it; should a row written around
+    the toolkit break the summary, the error reported is the check's (what is wrong and what to do), not the
+    summary's — and on a clean log the summary's own error is not hidden."""
+    import toolkit.pipeline.export as pipeline_export
+
+    make_campaign(location)
+    with CampaignStore.open(location) as store:
+        store.record("alice", "q1", "d1", grade=2)  # event 1
+
+    def broken(*args: object) -> None:
+        raise ValueError("the summary met a grade it cannot place")
+
+    monkeypatch.setattr(pipeline_export, "_agreement", broken)
+    with pytest.raises(ValueError, match="the summary met a grade"):
+        pipeline_export.export_campaign(location, "majority")
+    _forge(location, FORGED[0][0])
+    with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
+        pipeline_export.export_campaign(location, "majority")
+
+
 @pytest.mark.parametrize("where", ["here", "from another folder"])
 def test_the_manifest_hashes_the_campaign_file_hashed_beside_the_export(
     tmp_path: Path, make_campaign, monkeypatch: pytest.MonkeyPatch, where: str

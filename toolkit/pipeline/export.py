@@ -59,8 +59,15 @@ def export_campaign(
         grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store, checked.pool)
         if grades is None:
             grades = store.current_grades()
+        # the summary first: it writes nothing, and computing it while the log check finishes beside
+        # (PostgreSQL's server took longer over the check than this process over the reads) hides the wait;
+        # should a log the rules refuse break it, the check's error is the one to report
+        try:
+            agreement = _agreement(store, grades)
+        except Exception:
+            checked()
+            raise
         result = export_qrels(store, parsed, unjudged=unjudged, name=name, grades=grades, checked=checked)
-        agreement = _agreement(store, grades)
         events, last = store.log_position()
         state = {
             "path": str(campaign),
