@@ -258,7 +258,6 @@ def test_the_decisions_in_force_follow_the_log_under_an_assessor_role_and_stay_i
     """The table the database keeps beside the log (``toolkit.judging.sql.decisions``): an assessor's own
     append updates its own row (the trigger runs as the owner, for that event's key alone); the login can
     neither write the table nor read another assessor's rows; an adjudicator reads them all."""
-    import psycopg
 
     with CampaignStore.open(camp["bob"]) as bob:
         bob.record("bob", "401", "d3", grade=1)
@@ -270,16 +269,7 @@ def test_the_decisions_in_force_follow_the_log_under_an_assessor_role_and_stay_i
         conn.execute(_INSERT, ("alice", "q1", "d1", "judge", 0, None))
         conn.execute(_INSERT, ("alice", "q1", "d1", "undo", None, own + 1))
         assert conn.execute(rows).fetchall() == [("alice", "q1", "d1", "judge", 2)]  # the undo brought 2 back
-        for statement in (
-            "INSERT INTO decisions_in_force (assessor, query_id, doc_id, decision, grade) "
-            "VALUES ('alice', 'q1', 'd2', 'judge', 3)",
-            "UPDATE decisions_in_force SET grade = 3",
-            "DELETE FROM decisions_in_force",
-            "TRUNCATE decisions_in_force",
-            "SELECT judgment_log_decisions()",
-        ):
-            with pytest.raises((psycopg.errors.InsufficientPrivilege, psycopg.errors.FeatureNotSupported)):
-                conn.execute(statement)
+        _derived_writes_refused(conn)
     with _sql(camp["cy"]) as conn:  # the adjudicator reads every row
         assert conn.execute(rows).fetchall() == [
             ("alice", "q1", "d1", "judge", 2),
@@ -292,12 +282,38 @@ def test_the_decisions_in_force_follow_the_log_under_an_assessor_role_and_stay_i
         ]
 
 
+def _derived_writes_refused(conn) -> None:
+    """No login writes what the database derives: every ``derived`` table of the schema's declaration
+    (``toolkit.judging.sql.tables``) refuses an INSERT, UPDATE, DELETE and TRUNCATE, and every trigger
+    function that keeps one refuses a call — listed from the declarations, so a new derived table is tested
+    without anyone adding it here."""
+    import psycopg
+
+    from toolkit.judging.sql import counts, decisions, tables
+
+    derived = [table for table in tables.TABLES if table.derived]
+    assert derived, "the schema declares no derived table"
+    statements = [
+        statement
+        for table in derived
+        for statement in (
+            # the row is the login's own where the table names an assessor: refused for the grant, not the row
+            f"INSERT INTO {table.name} ({table.columns[0].name}) VALUES ('alice')",
+            f"UPDATE {table.name} SET {table.columns[-1].name} = {table.columns[-1].name}",
+            f"DELETE FROM {table.name}",
+            f"TRUNCATE {table.name}",
+        )
+    ] + [f"SELECT {name}()" for name in (decisions.TRIGGER, counts.STACKS, counts.ASSIGNED, counts.WINDOWED)]
+    for statement in statements:
+        with pytest.raises((psycopg.errors.InsufficientPrivilege, psycopg.errors.FeatureNotSupported)):
+            conn.execute(statement)
+
+
 def test_the_report_counts_follow_an_assessor_role_and_stay_its_own(camp: dict[str, str]) -> None:
     """The counts the database keeps for the report (``toolkit.judging.sql.counts``): an assessor's append
     (even with a time the server cannot read) moves its own rows, through triggers that run as the owner; the
     login can neither write the tables nor call the trigger functions, nor read another assessor's rows; an
     adjudicator reads them all."""
-    import psycopg
 
     with CampaignStore.open(camp["bob"]) as bob:
         bob.record("bob", "401", "d3", grade=1)
@@ -309,20 +325,7 @@ def test_the_report_counts_follow_an_assessor_role_and_stay_its_own(camp: dict[s
         conn.execute(_INSERT, ("alice", "q1", "d2", "skip", None, None))
         assert conn.execute(queue).fetchall() == [("alice", "q1", 2, 1, 1)]
         assert conn.execute(windows).fetchall() == [("alice", 1), ("alice", 1)]
-        for statement in (
-            "INSERT INTO queue_counts VALUES ('bob', '401', 9, 9, 9, 9, 9)",
-            "UPDATE queue_counts SET judged = 0",
-            "DELETE FROM queue_counts",
-            "TRUNCATE queue_counts",
-            "INSERT INTO session_windows VALUES ('bob', 1, 1, 1, 1, 1)",
-            "UPDATE session_windows SET decisions = 0",
-            "DELETE FROM session_windows",
-            "SELECT decisions_in_force_counts()",
-            "SELECT assignments_counts()",
-            "SELECT judgment_log_windows()",
-        ):
-            with pytest.raises((psycopg.errors.InsufficientPrivilege, psycopg.errors.FeatureNotSupported)):
-                conn.execute(statement)
+        _derived_writes_refused(conn)
     with _sql(camp["cy"]) as conn:  # the adjudicator reads every row
         assert conn.execute(queue).fetchall() == [("alice", "q1", 2, 1, 1), ("bob", "401", 2, 1, 0)]
     with CampaignStore.open(camp["organiser"]) as store:
