@@ -130,26 +130,22 @@ def _hash_beside(campaign: str | Path) -> Callable[[], str | None] | None:
     go of the interpreter on large blocks: 0.2-0.4 s of an export at 171,151 items, overlapped); the function
     returned waits for the hash (None: the file could not be read — the manifest then hashes it itself). A
     campaign URL is no file: None."""
-    import contextlib
-    import threading
+    from concurrent.futures import ThreadPoolExecutor
 
     from toolkit.formats.manifest import file_sha256
     from toolkit.judging.postgres.url import is_campaign_url
 
     if is_campaign_url(campaign) or not Path(campaign).is_file():
         return None
-    out: list[str | None] = [None]
-
-    def run() -> None:
-        with contextlib.suppress(OSError):
-            out[0] = file_sha256(campaign)
-
-    thread = threading.Thread(target=run, name="campaign_sha256", daemon=True)
-    thread.start()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="campaign_sha256")
+    future = pool.submit(file_sha256, campaign)
+    pool.shutdown(wait=False)  # not waited for here: ``hashed`` waits for the one task
 
     def hashed() -> str | None:
-        thread.join()
-        return out[0]
+        try:
+            return future.result()
+        except OSError:
+            return None
 
     return hashed
 
