@@ -78,10 +78,15 @@ def _median(rows: str, partition: str, value: str) -> str:
 
 def _median_of(values: str) -> float:
     """The median of the numbers of SQLite's ``group_concat`` (``statistics.median``'s: the middle one, or
-    the mean of the middle two)."""
-    ordered = sorted(map(float, values.split(",")))
+    the mean of the middle two). Reading times are whole milliseconds, read as integers (Python sorts those
+    fastest); a time stored as a fraction is read as a float."""
+    texts = values.split(",")
+    try:
+        ordered: list[float] = sorted(map(int, texts))
+    except ValueError:
+        ordered = sorted(map(float, texts))
     half = len(ordered) // 2
-    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
+    return float(ordered[half]) if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
 
 class SQLReadQueries(ReadQueries):
@@ -214,8 +219,8 @@ class SQLReadQueries(ReadQueries):
             f"r AS (SELECT c.assessor, c.query_id, SUM({brings['judged']}) AS judged, "
             f"SUM({brings['unrateable']}) AS unrateable, SUM({brings['settled_ms']}) AS ms "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
-            f"FROM s CROSS JOIN {dif} c JOIN assignments a ON {key} "
-            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone} GROUP BY c.assessor, c.query_id), "
+            f"FROM s CROSS JOIN {dif} c CROSS JOIN assignments a "
+            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} GROUP BY c.assessor, c.query_id), "
             f"{timed}"
             f"{qm}"
             # the assessors' decisions in force, on any item
@@ -242,8 +247,11 @@ class SQLReadQueries(ReadQueries):
             f"FROM {dif} c LEFT JOIN topics t ON t.query_id = c.query_id "
             f"WHERE c.decision = 'judge' AND c.decision_ms < {d.mark} "
             "UNION ALL SELECT 'd', NULL, NULL, NULL, COUNT(*), "
-            f"SUM(CASE WHEN EXISTS (SELECT 1 FROM {dif} x WHERE x.query_id = dis.query_id AND x.doc_id = dis.doc_id "
-            "AND x.adjudication_id IS NOT NULL) THEN 1 ELSE 0 END), NULL, NULL, NULL, NULL, NULL FROM dis"
+            # the adjudicated items are few: a set to look the disagreements up in (an item's stacks looked up
+            # by disagreement read a row of the table each, 65,492 of them at 171,151 items)
+            "SUM(CASE WHEN (dis.query_id, dis.doc_id) IN "
+            f"(SELECT x.query_id, x.doc_id FROM {dif} x WHERE x.adjudication_id IS NOT NULL) THEN 1 ELSE 0 END), "
+            "NULL, NULL, NULL, NULL, NULL FROM dis"
         )
         rows = self._rows(statement, (fast_below_ms,))
         by_kind: dict[str, Rows] = {}
@@ -336,29 +344,34 @@ class SQLReadQueries(ReadQueries):
 
     def pool_counts(self) -> tuple[int, int, int, int, int, dict[str, int]]:
         m = self.dialect.mark
-        (latest,) = self._rows(
-            "SELECT MAX(r) FROM (SELECT COALESCE(MAX(round), 0) AS r FROM pool_items "
-            "UNION ALL SELECT COALESCE(MAX(round), 0) FROM rounds) AS latest"
-        )[0]
-        # the pool by (of the latest round, assigned): whether an item is assigned asked once an item (four
-        # sums over it asked PostgreSQL twice an item, 1.6 s at 171,151 items; grouped, it hashes them: 0.6 s)
-        groups = self._rows(
-            f"SELECT CASE WHEN p.round = {m} THEN 1 ELSE 0 END, CASE WHEN p.assigned THEN 1 ELSE 0 END, COUNT(*) "
-            "FROM (SELECT round, EXISTS (SELECT 1 FROM assignments a WHERE a.query_id = i.query_id "
-            "AND a.doc_id = i.doc_id) AS assigned FROM pool_items i) AS p GROUP BY 1, 2",
-            (latest,),
+        # the pool per round, and its items nobody has per round: whether an item is assigned asked once an
+        # item, and only to count the few that are not (four sums over it asked PostgreSQL twice an item, 1.6 s
+        # at 171,151 items; grouping every item by whether it is assigned asked SQLite twice an item)
+        rows = self._rows(
+            "SELECT 'p', round, COUNT(*) FROM pool_items GROUP BY round "
+            "UNION ALL SELECT 'u', i.round, COUNT(*) FROM pool_items i WHERE NOT EXISTS "
+            "(SELECT 1 FROM assignments a WHERE a.query_id = i.query_id AND a.doc_id = i.doc_id) GROUP BY i.round "
+            "UNION ALL SELECT 'r', MAX(round), 0 FROM rounds"
         )
-        pooled = sum(int(n) for _, _, n in groups)
-        new = sum(int(n) for latest_round, _, n in groups if latest_round)
-        unassigned = sum(int(n) for _, assigned, n in groups if not assigned)
-        new_unassigned = sum(int(n) for latest_round, assigned, n in groups if latest_round and not assigned)
+        by_round: dict[str, dict[int, int]] = {"p": {}, "u": {}}
+        latest = 0
+        for kind, round_, n in rows:
+            if round_ is not None:
+                latest = max(latest, int(round_))
+                if kind != "r":
+                    by_round[kind][int(round_)] = int(n)
+        pooled, unassigned = sum(by_round["p"].values()), sum(by_round["u"].values())
+        new, new_unassigned = by_round["p"].get(latest, 0), by_round["u"].get(latest, 0)
+        # each assignee's items of the latest round: when the pool holds no other round, being pooled is
+        # enough, and SQLite's look-up of the item reads the pool's key index, not its row
+        of_latest, params = ("", ()) if pooled == new else (f" AND p.round = {m}", (latest,))
         per = self._rows(
             "SELECT a.assessor, COUNT(p.query_id) FROM assignments a LEFT JOIN pool_items p "
-            f"ON p.query_id = a.query_id AND p.doc_id = a.doc_id AND p.round = {m} GROUP BY a.assessor",
-            (latest,),
+            f"ON p.query_id = a.query_id AND p.doc_id = a.doc_id{of_latest} GROUP BY a.assessor",
+            params,
         )
         counts = {assessor: int(n) for assessor, n in sorted(per, key=lambda r: r[0])}
-        return int(latest), int(pooled), int(new), int(unassigned), int(new_unassigned), counts
+        return latest, pooled, new, unassigned, new_unassigned, counts
 
     def stale_items(self) -> list[Item]:
         rows = self._rows(
