@@ -37,7 +37,7 @@ from toolkit.judging.sql import counts
 from toolkit.judging.sql.decisions import TABLE as DECISIONS_TABLE
 from toolkit.judging.sql.decisions import derive
 from toolkit.judging.sql.dialect import Dialect
-from toolkit.judging.sql.tables import REAL, listed
+from toolkit.judging.sql.tables import listed
 
 Rows = list[tuple[Any, ...]]
 
@@ -64,21 +64,9 @@ def _gold(alias: str) -> str:
     return f"EXISTS (SELECT 1 FROM gold g WHERE g.query_id = {alias}.query_id AND g.doc_id = {alias}.doc_id)"
 
 
-def _median(rows: str, partition: str, value: str) -> str:
-    """``partition``'s columns and the median of ``value`` over ``rows`` (NULL values left out): the middle
-    one, or the mean of the middle two, as ``statistics.median`` — PostgreSQL's ``percentile_cont(0.5)``.
-    SQLite has no such aggregate, and its window functions took 4.1 s for the two medians of a 171,151-item
-    campaign with reading times: there the report reads the values in order and takes the middle ones
-    (``SQLReadQueries._sqlite_medians``)."""
-    return (
-        f"SELECT {partition}, percentile_cont(0.5) WITHIN GROUP (ORDER BY {value}) AS median FROM {rows} "
-        f"WHERE {value} IS NOT NULL GROUP BY {partition}"
-    )
-
-
 def _median_of(values: str) -> float:
-    """The median of the numbers of SQLite's ``group_concat`` (``statistics.median``'s: the middle one, or
-    the mean of the middle two). Reading times are whole milliseconds, read as integers (Python sorts those
+    """The median of the numbers the database joined into one text (``SQLReadQueries._medians``):
+    ``statistics.median``'s, the middle one or the mean of the middle two. Reading times are whole milliseconds, read as integers (Python sorts those
     fastest); a time stored as a fraction is read as a float."""
     texts = values.split(",")
     try:
@@ -174,7 +162,6 @@ class SQLReadQueries(ReadQueries):
 
     def progress_facts(self, fast_below_ms: int) -> ProgressFacts:
         d = self.dialect
-        settled = listed(SETTLING)
         dif = self._decisions()
         kept = self._kept(counts.QUEUE.name, counts.queue(dif))
         key = "a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id"
@@ -185,34 +172,8 @@ class SQLReadQueries(ReadQueries):
             f"c.top_action <> 'skip' AND c.top_hash {d.differs} "
             "(SELECT h.content_hash FROM snapshots h WHERE h.doc_id = c.doc_id ORDER BY h.id DESC LIMIT 1)"
         )
-        stale_todo = f"(c.query_id, c.doc_id) IN (SELECT query_id, doc_id FROM s) AND {redone}"
         brings = counts.stack_brings("c")
-        real = d.types[REAL]
         stale = "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
-        timed = (
-            # reading times of the settled items of the queue, for the medians (none: nothing to join): the
-            # stacks with a time first, then each looked up in the assignments (PostgreSQL, planning it as one
-            # join, went through every assignment to look its stack up by item, 3.5 s on a campaign that
-            # recorded no reading times)
-            f"timed AS MATERIALIZED (SELECT c.assessor, c.query_id, c.doc_id, c.top_action, c.top_ms, c.top_hash "
-            f"FROM {dif} c WHERE c.top_ms IS NOT NULL AND c.top_action IN ({settled})), "
-            "qt AS (SELECT c.assessor, c.query_id, c.top_ms AS ms FROM timed c "
-            f"WHERE EXISTS (SELECT 1 FROM assignments a WHERE {key}) AND NOT ({stale_todo})), "
-        )
-        in_sql = d.name == "postgresql"  # the medians (``_median``), else ``_sqlite_medians``
-        if in_sql:
-            qm = f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
-            q_median, qm_join = (
-                f"CAST(qm.median AS {real})",
-                "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id ",
-            )
-            median_parts = (
-                f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), "
-                f"NULL FROM ({_median('ct', 'assessor', 'ms')}) AS m "
-            )
-        else:
-            qm, q_median, qm_join = "", "NULL", ""
-            median_parts = ""
         statement = (
             f"WITH {stale} "
             # what the kept counts hold of the stacks that are to do again, to take off them
@@ -221,10 +182,6 @@ class SQLReadQueries(ReadQueries):
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
             f"FROM s CROSS JOIN {dif} c CROSS JOIN assignments a "
             f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} GROUP BY c.assessor, c.query_id), "
-            f"{timed}"
-            f"{qm}"
-            # the assessors' decisions in force, on any item
-            f"ct AS (SELECT k.assessor, k.decision_ms AS ms FROM {dif} k WHERE k.decision IN ({settled})), "
             # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s); on
             # SQLite the table's index by item hands them over grouped
             f"grouped AS (SELECT {self._by('c.query_id')} AS query_id, {self._by('c.doc_id')} AS doc_id FROM {dif} c "
@@ -235,10 +192,9 @@ class SQLReadQueries(ReadQueries):
             f"dis AS (SELECT query_id, doc_id FROM grouped c WHERE NOT {_gold('c')}) "
             "SELECT 'q' AS kind, n.assessor, n.query_id, NULL AS doc_id, n.assigned AS n1, "
             "n.judged - COALESCE(r.judged, 0) AS n2, n.skipped AS n3, n.unrateable - COALESCE(r.unrateable, 0) AS n4, "
-            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, {q_median} AS x, t.ord AS ord FROM {kept} n "
+            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, NULL AS x, t.ord AS ord FROM {kept} n "
             "LEFT JOIN r ON r.assessor = n.assessor AND r.query_id = n.query_id "
-            f"{qm_join}LEFT JOIN topics t ON t.query_id = n.query_id "
-            f"{median_parts}"
+            "LEFT JOIN topics t ON t.query_id = n.query_id "
             # the gold items are few: from them to their stacks
             "UNION ALL SELECT 'g', c.assessor, NULL, NULL, COUNT(*), SUM(CASE WHEN c.grade = g.grade THEN 1 ELSE 0 END), "
             f"NULL, NULL, NULL, NULL, NULL FROM gold g CROSS JOIN {dif} c "
@@ -265,11 +221,7 @@ class SQLReadQueries(ReadQueries):
         fast = sorted(by_kind.get("f", []), key=lambda r: (*topic_order(r[9], r[1]), r[2], r[0]))
         (disagreements, adjudicated) = by_kind["d"][0][3:5]
         adjudicated = adjudicated or 0  # a SUM over no disagreement
-        if in_sql:
-            topic_medians = {(a, q): float(x) for a, q, *_, x, _ in queue if x is not None}
-            medians = {a: float(x) for a, *_, x, _ in by_kind.get("m", [])}
-        else:
-            topic_medians, medians = self._sqlite_medians(dif, kept, key, redone)
+        topic_medians, medians = self._medians(dif, kept, key, redone)
         return ProgressFacts(
             queue=tuple(
                 (a, q, int(n1), int(n2), int(n3), int(n4), topic_medians.get((a, q)), int(n5 or 0))
@@ -282,19 +234,27 @@ class SQLReadQueries(ReadQueries):
             adjudicated=int(adjudicated),
         )
 
-    def _sqlite_medians(
+    def _medians(
         self, dif: str, kept: str, key: str, redone: str
     ) -> tuple[dict[Any, float], dict[Any, float]]:
-        """SQLite's medians (``_median`` says why not in SQL): per assessor and topic, of the reading times
-        ``qt`` holds (``progress_facts``); per assessor, of their settling decisions in force.
+        """The medians of the report: per assessor and topic, of the reading times of the queue's settled
+        items (their stack's top settles it, the item is assigned, and not stale and to do again); per
+        assessor, of their settling decisions in force on any item.
 
-        Why this shape: handing SQLite's 342,302 timed stacks to Python as rows cost more than the rest of the
-        report (a tuple and two strings a stack: 0.7 s, and the two sorted statements took 2.4 s of a 4 s
-        report). Here SQLite groups them, a row per assessor and topic with its reading times as one text,
-        and Python splits and sorts those. And ``qt`` looks every stack up in the assignments (0.5 s): here a
-        topic needs none when its settling stacks are as many as the kept counts' settled assigned items (then
-        every one is assigned) and none of its items is stale and to do again; only the other topics (few:
-        items taken back, stale items) are read stack by stack, as ``qt`` reads them."""
+        Why this shape: the database groups the times, a row per assessor and topic with its times joined
+        into one text, and Python sorts each group's and takes the middle. Before, on a campaign of 171,151
+        items with a reading time on every event, SQLite (which has no median) handed the 342,302 values over
+        as sorted rows (2.4 s of a 4 s report; its window functions took 4.1 s), and PostgreSQL's
+        ``percentile_cont(0.5)`` sorted them by assessor and topic under the server's collation (about 2 s of a
+        3 s report); grouping them in a hash and joining each group's costs either about 0.5 s. And looking
+        every timed stack up in the assignments cost 0.5 s more: here a topic needs none when its settling
+        stacks are as many as the kept counts' settled assigned items (then every one of them is assigned)
+        and none of its items is stale and to do again. Only the other topics (few: items taken back, stale
+        items) are read stack by stack, each looked up."""
+
+        def joined(value: str) -> str:
+            return self.dialect.joined.format(f"CAST({value} AS TEXT)", "','")
+
         settled = listed(SETTLING)
         # a stale item's stack that is to do again
         stale_todo = f"c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone}"
@@ -302,8 +262,8 @@ class SQLReadQueries(ReadQueries):
             "WITH s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
             "g AS (SELECT c.assessor, c.query_id, "
             f"SUM(CASE WHEN c.top_action IN ({settled}) THEN 1 ELSE 0 END) AS settled, "
-            f"group_concat(CASE WHEN c.top_action IN ({settled}) THEN c.top_ms END) AS tms, "
-            f"group_concat(CASE WHEN c.decision IN ({settled}) THEN c.decision_ms END) AS dms "
+            f"{joined(f'CASE WHEN c.top_action IN ({settled}) THEN c.top_ms END')} AS tms, "
+            f"{joined(f'CASE WHEN c.decision IN ({settled}) THEN c.decision_ms END')} AS dms "
             f"FROM {dif} c GROUP BY c.assessor, c.query_id), "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
             f"st AS (SELECT DISTINCT c.assessor, c.query_id FROM s CROSS JOIN {dif} c WHERE {stale_todo}), "
@@ -311,7 +271,7 @@ class SQLReadQueries(ReadQueries):
             "CASE WHEN g.settled = n.judged + n.unrateable AND NOT EXISTS "
             "(SELECT 1 FROM st WHERE st.assessor = g.assessor AND st.query_id = g.query_id) THEN 1 ELSE 0 END "
             f"AS whole FROM g LEFT JOIN {kept} n ON n.assessor = g.assessor AND n.query_id = g.query_id), "
-            "p AS (SELECT c.assessor, c.query_id, group_concat(c.top_ms) AS tms "
+            f"p AS (SELECT c.assessor, c.query_id, {joined('c.top_ms')} AS tms "
             f"FROM w CROSS JOIN {dif} c WHERE w.whole = 0 AND c.assessor = w.assessor AND c.query_id = w.query_id "
             f"AND c.top_ms IS NOT NULL AND c.top_action IN ({settled}) "
             f"AND EXISTS (SELECT 1 FROM assignments a WHERE {key}) "
