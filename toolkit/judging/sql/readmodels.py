@@ -264,7 +264,9 @@ class SQLReadQueries(ReadQueries):
             f"SUM(CASE WHEN c.top_action IN ({settled}) THEN 1 ELSE 0 END) AS settled, "
             f"{joined(f'CASE WHEN c.top_action IN ({settled}) THEN c.top_ms END')} AS tms, "
             f"{joined(f'CASE WHEN c.decision IN ({settled}) THEN c.decision_ms END')} AS dms "
-            f"FROM {dif} c GROUP BY c.assessor, c.query_id), "
+            # (a campaign that recorded no reading time has no median: its stacks are not grouped)
+            f"FROM {dif} c WHERE EXISTS (SELECT 1 FROM {dif} x WHERE x.top_ms IS NOT NULL "
+            "OR x.decision_ms IS NOT NULL) GROUP BY c.assessor, c.query_id), "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
             f"st AS (SELECT DISTINCT c.assessor, c.query_id FROM s CROSS JOIN {dif} c WHERE {stale_todo}), "
             "w AS (SELECT g.assessor, g.query_id, g.tms, g.dms, "
