@@ -64,15 +64,19 @@ def _gold(alias: str) -> str:
     return f"EXISTS (SELECT 1 FROM gold g WHERE g.query_id = {alias}.query_id AND g.doc_id = {alias}.doc_id)"
 
 
-def _median_of(values: str) -> float:
-    """The median of the numbers the database joined into one text (``SQLReadQueries._medians``):
-    ``statistics.median``'s, the middle one or the mean of the middle two. Reading times are whole milliseconds, read as integers (Python sorts those
-    fastest); a time stored as a fraction is read as a float."""
+def _numbers(values: str) -> list[float]:
+    """The numbers the database joined into one text (``SQLReadQueries._medians``), sorted. Reading times are
+    whole milliseconds, read as integers (Python sorts those fastest); a time stored as a fraction is read as
+    a float."""
     texts = values.split(",")
     try:
-        ordered: list[float] = sorted(map(int, texts))
+        return sorted(map(int, texts))
     except ValueError:
-        ordered = sorted(map(float, texts))
+        return sorted(map(float, texts))
+
+
+def _middle(ordered: list[float]) -> float:
+    """The median of sorted numbers, ``statistics.median``'s: the middle one, or the mean of the middle two."""
     half = len(ordered) // 2
     return float(ordered[half]) if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
@@ -282,13 +286,17 @@ class SQLReadQueries(ReadQueries):
             "LEFT JOIN p ON p.assessor = w.assessor AND p.query_id = w.query_id"
         )
         topic_medians: dict[Any, float] = {}
-        per_assessor: dict[str, list[str]] = {}
+        per_assessor: dict[str, list[float]] = {}
         for assessor, query_id, tms, dms in rows:
-            if tms is not None:
-                topic_medians[(assessor, query_id)] = _median_of(tms)
+            times = None if tms is None else _numbers(tms)
+            if times is not None:
+                topic_medians[(assessor, query_id)] = _middle(times)
             if dms is not None:
-                per_assessor.setdefault(assessor, []).append(dms)
-        return topic_medians, {a: _median_of(",".join(texts)) for a, texts in per_assessor.items()}
+                # the same text when every stack's top is its decision (as usual): read once
+                per_assessor.setdefault(assessor, []).extend(times if dms == tms and times else _numbers(dms))
+        for values in per_assessor.values():
+            values.sort()  # sorted runs, one a topic: merged rather than sorted afresh
+        return topic_medians, {a: _middle(values) for a, values in per_assessor.items()}
 
     def session_segments(self, width_s: float) -> Rows:
         d = self.dialect
