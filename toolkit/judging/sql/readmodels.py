@@ -185,7 +185,8 @@ class SQLReadQueries(ReadQueries):
             f"SUM({brings['unrateable']}) AS unrateable, SUM({brings['settled_ms']}) AS ms "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
             f"FROM s CROSS JOIN {dif} c CROSS JOIN assignments a "
-            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} GROUP BY c.assessor, c.query_id), "
+            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} "
+            "GROUP BY c.assessor, c.query_id), "
             # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s); on
             # SQLite the table's index by item hands them over grouped
             f"grouped AS (SELECT {self._by('c.query_id')} AS query_id, {self._by('c.doc_id')} AS doc_id FROM {dif} c "
