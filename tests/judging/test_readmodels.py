@@ -426,9 +426,17 @@ SEEDS = range(10)
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_read_models_equal_the_python_path(
-    location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch
+    location: Path | str,
+    seed: int,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
+    """Every read model against the replay, and the tables the database keeps against theirs, in the
+    campaign and in its copies (``assert_kept_and_copied``): one build of each random campaign for both (on
+    PostgreSQL building them was most of this module's time)."""
     random_campaign(location, seed, monkeypatch)
+    assert_kept_and_copied(location, tmp_path, request)
     with CampaignStore.open(location) as store:
         for include_gold in (False, True):
             assert store.current_judgments(include_gold=include_gold) == ref_current_judgments(
@@ -556,19 +564,12 @@ def assert_kept(store: CampaignStore, where: object = None) -> None:
     assert table_rows(store, "session_windows") == derived_windows(store), where
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_the_decisions_in_force_are_the_log_replayed_and_rebuilt_by_a_copy(
-    location: Path | str,
-    seed: int,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-) -> None:
-    """Kept by the database through random appends, undos, notes, adjudications and re-pools (stale items);
-    never part of the dump, so a copy (either way between the backends) rebuilds it from the copied log."""
+def assert_kept_and_copied(location: Path | str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The decisions in force and the report's counts, kept by the database through random appends, undos,
+    notes, adjudications and re-pools (stale items), equal their replay; never part of the dump, so a copy
+    (either way between the backends) rebuilds them from the copied log."""
     from toolkit.judging.dump import copy_campaign
 
-    random_campaign(location, seed, monkeypatch)
     with CampaignStore.open(location) as store:
         expected = ref_decisions(store.log())
         assert_kept(store)
