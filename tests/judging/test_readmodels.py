@@ -490,6 +490,18 @@ def test_random_campaigns_exercise_every_rule(tmp_path: Path, monkeypatch: pytes
                 if (e.assessor, e.query_id, e.doc_id) == (j.assessor, j.query_id, j.doc_id)
             )
             seen["clock back"] += any(_time(b.time) < _time(a.time) for a, b in itertools.pairwise(events))
+            seen["older rounds in the pool"] += (
+                report.pool is not None and report.pool.new_round < report.pool.pooled
+            )
+        with sqlite3.connect(path) as conn:  # what the medians' statement tells apart
+            (not_assigned, skip_on_decision) = conn.execute(
+                "SELECT SUM(CASE WHEN top_action IN ('judge', 'unrateable') AND NOT EXISTS (SELECT 1 FROM "
+                "assignments a WHERE a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id) "
+                "THEN 1 ELSE 0 END), SUM(CASE WHEN top_action = 'skip' AND decision IS NOT NULL THEN 1 ELSE 0 END) "
+                "FROM decisions_in_force c"
+            ).fetchone()
+            seen["a settled stack of an item not assigned"] += not_assigned
+            seen["a skip on top of a decision"] += skip_on_decision
     assert all(seen[k] > 0 for k in seen), seen
 
 
