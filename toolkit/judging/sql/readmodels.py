@@ -187,11 +187,13 @@ class SQLReadQueries(ReadQueries):
             f"FROM s CROSS JOIN {dif} c CROSS JOIN assignments a "
             f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} "
             "GROUP BY c.assessor, c.query_id), "
-            # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s); on
-            # SQLite the table's index by item hands them over grouped
-            f"grouped AS (SELECT {self._by('c.query_id')} AS query_id, {self._by('c.doc_id')} AS doc_id FROM {dif} c "
-            f"WHERE c.decision = 'judge' "
-            f"GROUP BY {self._by('c.query_id', 'c.doc_id')} HAVING COUNT(*) >= 2 AND MIN(c.grade) <> MAX(c.grade)), "
+            # grouped as the table's index by item (item, decision, grade) hands the stacks over, on both
+            # backends: read from the index alone, in its order, nothing sorted or hashed. Only counted, so no
+            # collation matters (equal under the server's is equal by code point); grouped by code point
+            # instead, PostgreSQL hashed the 342,302 pairs (0.46 s against 0.25 s)
+            "grouped AS (SELECT c.query_id, c.doc_id FROM "
+            f"{dif} c WHERE c.decision = 'judge' "
+            "GROUP BY c.query_id, c.doc_id HAVING COUNT(*) >= 2 AND MIN(c.grade) <> MAX(c.grade)), "
             # gold items (a gold item's every stack is gold) left out after grouping: once a disagreement, not
             # once a stack
             f"dis AS (SELECT query_id, doc_id FROM grouped c WHERE NOT {_gold('c')}) "
