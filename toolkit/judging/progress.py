@@ -362,11 +362,12 @@ def progress_report(store: CampaignStore, *, fast_below_ms: int = FAST_BELOW_MS)
     """Progress rows, per-assessor totals, sessions, gold accuracy, fast grades, stale items, disagreements
     — counted by the database (``toolkit.judging.queries``), so a refresh costs what the screen shows, not
     what the campaign holds."""
-    # the pool's counts, the sessions and the stale items are statements of their own: a second connection
-    # reads them while this one counts the queue (PostgreSQL's server then runs both on two cores; SQLite's
-    # driver lets go of the interpreter while a statement runs)
+    # the medians, and the pool's counts with the sessions and the stale items, are statements of their own:
+    # two more connections read them while this one counts the queue (PostgreSQL's server then runs them on
+    # every core; SQLite's driver lets go of the interpreter while a statement runs)
+    medians = beside(store, lambda other: other.progress_medians())
     aside = beside(store, lambda other: (pool_status(other), campaign_sessions(other), other.stale_items()))
-    facts = store.progress_facts(fast_below_ms)
+    facts = store.progress_facts(fast_below_ms, medians)
     fast = tuple(FastJudgment(*row) for row in facts.fast)
     fast_per = Counter(f.assessor for f in fast)
     rows = progress(store, facts)
