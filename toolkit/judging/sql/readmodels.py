@@ -65,9 +65,9 @@ def _gold(alias: str) -> str:
 
 
 def _numbers(values: str) -> list[float]:
-    """The numbers the database joined into one text (``SQLReadQueries.progress_medians``), sorted. Reading times are
-    whole milliseconds, read as integers (Python sorts those fastest); a time stored as a fraction is read as
-    a float."""
+    """The numbers the database joined into one text (``SQLReadQueries.progress_medians``), sorted. Reading
+    times are whole milliseconds, read as integers (Python sorts those fastest); a time stored as a fraction
+    is read as a float."""
     texts = values.split(",")
     try:
         return sorted(map(int, texts))
