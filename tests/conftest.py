@@ -38,6 +38,9 @@ from helpers.devnull_guard import (  # noqa: F401 (hooks: pytest finds them by n
     pytest_sessionstart,
 )
 
+# The test modules' asserts rewritten once, before the xdist workers start (helpers/rewrite.py says why).
+from helpers.rewrite import rewrite_before_the_workers
+
 # The stress tier's switch, read once (helpers/sizes.py: property tests draw their full count under it).
 from helpers.sizes import SLOW
 
@@ -147,6 +150,10 @@ def _shares_a_module_fixture(path: Path) -> bool:
 #: A ``sized`` test (tests/helpers/sizes.py) draws a fifth of its random cases in the README's command and all of
 #: them in the stress tier, where it counts as ``slow`` too (so ``-m slow`` selects it).
 SLOW_SKIP = "the stress tier: .ci/run runs it after the README's command; TREC_TOOLKIT_SLOW=1 runs it here"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    rewrite_before_the_workers(config)
 
 
 @pytest.hookimpl(tryfirst=True)
