@@ -426,9 +426,17 @@ SEEDS = range(10)
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_read_models_equal_the_python_path(
-    location: Path | str, seed: int, monkeypatch: pytest.MonkeyPatch
+    location: Path | str,
+    seed: int,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
+    """Every read model against the replay, and the tables the database keeps against theirs, in the
+    campaign and in its copies (``assert_kept_and_copied``): one build of each random campaign for both (on
+    PostgreSQL building them was most of this module's time)."""
     random_campaign(location, seed, monkeypatch)
+    assert_kept_and_copied(location, tmp_path, request)
     with CampaignStore.open(location) as store:
         for include_gold in (False, True):
             assert store.current_judgments(include_gold=include_gold) == ref_current_judgments(
@@ -482,6 +490,18 @@ def test_random_campaigns_exercise_every_rule(tmp_path: Path, monkeypatch: pytes
                 if (e.assessor, e.query_id, e.doc_id) == (j.assessor, j.query_id, j.doc_id)
             )
             seen["clock back"] += any(_time(b.time) < _time(a.time) for a, b in itertools.pairwise(events))
+            seen["older rounds in the pool"] += (
+                report.pool is not None and report.pool.new_round < report.pool.pooled
+            )
+        with sqlite3.connect(path) as conn:  # what the medians' statement tells apart
+            (not_assigned, skip_on_decision) = conn.execute(
+                "SELECT SUM(CASE WHEN top_action IN ('judge', 'unrateable') AND NOT EXISTS (SELECT 1 FROM "
+                "assignments a WHERE a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id) "
+                "THEN 1 ELSE 0 END), SUM(CASE WHEN top_action = 'skip' AND decision IS NOT NULL THEN 1 ELSE 0 END) "
+                "FROM decisions_in_force c"
+            ).fetchone()
+            seen["a settled stack of an item not assigned"] += not_assigned
+            seen["a skip on top of a decision"] += skip_on_decision
     assert all(seen[k] > 0 for k in seen), seen
 
 
@@ -556,19 +576,12 @@ def assert_kept(store: CampaignStore, where: object = None) -> None:
     assert table_rows(store, "session_windows") == derived_windows(store), where
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_the_decisions_in_force_are_the_log_replayed_and_rebuilt_by_a_copy(
-    location: Path | str,
-    seed: int,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-) -> None:
-    """Kept by the database through random appends, undos, notes, adjudications and re-pools (stale items);
-    never part of the dump, so a copy (either way between the backends) rebuilds it from the copied log."""
+def assert_kept_and_copied(location: Path | str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The decisions in force and the report's counts, kept by the database through random appends, undos,
+    notes, adjudications and re-pools (stale items), equal their replay; never part of the dump, so a copy
+    (either way between the backends) rebuilds them from the copied log."""
     from toolkit.judging.dump import copy_campaign
 
-    random_campaign(location, seed, monkeypatch)
     with CampaignStore.open(location) as store:
         expected = ref_decisions(store.log())
         assert_kept(store)
@@ -970,3 +983,18 @@ def test_a_policy_by_patterns_is_the_policy_item_by_item(seed: int, policy: str)
     }
     assert got == expected
     assert choice.ties == ties
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sqlite_median_of_the_grouped_times_is_statistics_median(seed: int) -> None:
+    """SQLite's medians split ``group_concat``'s text: whole milliseconds as integers, a time stored as a
+    fraction as floats — either way ``statistics.median``'s value."""
+    from toolkit.judging.sql.readmodels import _middle, _numbers
+
+    rng = random.Random(seed)
+    whole = [rng.choice([0, 1, 999, 1000, 12000, 2**40]) for _ in range(rng.randint(1, 9))]
+    fractions = [*whole, rng.choice([0.5, 1500.25])]
+    for values in (whole, fractions):
+        text = ",".join(str(v) for v in values)
+        assert _numbers(text) == sorted(values)
+        assert _middle(_numbers(text)) == statistics.median(values)

@@ -26,8 +26,8 @@ and the relevant documents found per judgment — the yield a good order keeps h
 Everything is counted by the database (``toolkit.judging.queries``), most of it kept as the campaign changes
 (``toolkit.judging.sql.counts``: the queue's counts per assessor and topic, the session windows), so a refresh
 of the organiser's screen reads a row per assessor and topic rather than the log (171,151 items judged twice:
-about 1.2–2 s CPU under load, ``docs/benchmarks.md``); the rules are the ones the judging session applies in
-Python, and the tests hold the two to each other (``tests/judging/test_readmodels.py``).
+about 1.1–2 s under load, reading times or not: ``docs/benchmarks.md``); the rules are the ones the judging
+session applies in Python, and the tests hold the two to each other (``tests/judging/test_readmodels.py``).
 
 The organiser's screen adds live Cohen's kappa per pair of assessors; that statistic is agreement's
 (``toolkit.agreement.judgments.pair_kappas``), so it is not part of this report.

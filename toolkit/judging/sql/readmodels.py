@@ -37,7 +37,7 @@ from toolkit.judging.sql import counts
 from toolkit.judging.sql.decisions import TABLE as DECISIONS_TABLE
 from toolkit.judging.sql.decisions import derive
 from toolkit.judging.sql.dialect import Dialect
-from toolkit.judging.sql.tables import REAL, listed
+from toolkit.judging.sql.tables import listed
 
 Rows = list[tuple[Any, ...]]
 
@@ -64,27 +64,21 @@ def _gold(alias: str) -> str:
     return f"EXISTS (SELECT 1 FROM gold g WHERE g.query_id = {alias}.query_id AND g.doc_id = {alias}.doc_id)"
 
 
-def _median(rows: str, partition: str, value: str) -> str:
-    """``partition``'s columns and the median of ``value`` over ``rows`` (NULL values left out): the middle
-    one, or the mean of the middle two, as ``statistics.median`` — PostgreSQL's ``percentile_cont(0.5)``.
-    SQLite has no such aggregate, and its window functions took 4.1 s for the two medians of a 171,151-item
-    campaign with reading times: there the report reads the values in order and takes the middle ones
-    (``_middles``), about 1.5 s."""
-    return (
-        f"SELECT {partition}, percentile_cont(0.5) WITHIN GROUP (ORDER BY {value}) AS median FROM {rows} "
-        f"WHERE {value} IS NOT NULL GROUP BY {partition}"
-    )
+def _numbers(values: str) -> list[float]:
+    """The numbers the database joined into one text (``SQLReadQueries._medians``), sorted. Reading times are
+    whole milliseconds, read as integers (Python sorts those fastest); a time stored as a fraction is read as
+    a float."""
+    texts = values.split(",")
+    try:
+        return sorted(map(int, texts))
+    except ValueError:
+        return sorted(map(float, texts))
 
 
-def _middles(rows: Rows, width: int) -> dict[Any, float]:
-    """Per key (the first ``width`` columns of ``rows``, which come sorted by key and value), the median of the
-    values: the middle one, or the mean of the middle two, as ``statistics.median``."""
-    out: dict[Any, float] = {}
-    for key, group in itertools.groupby(rows, operator.itemgetter(*range(width))):
-        values = [row[width] for row in group]
-        half = len(values) // 2
-        out[key] = float(values[half]) if len(values) % 2 else (values[half - 1] + values[half]) / 2
-    return out
+def _middle(ordered: list[float]) -> float:
+    """The median of sorted numbers, ``statistics.median``'s: the middle one, or the mean of the middle two."""
+    half = len(ordered) // 2
+    return float(ordered[half]) if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
 
 class SQLReadQueries(ReadQueries):
@@ -172,7 +166,6 @@ class SQLReadQueries(ReadQueries):
 
     def progress_facts(self, fast_below_ms: int) -> ProgressFacts:
         d = self.dialect
-        settled = listed(SETTLING)
         dif = self._decisions()
         kept = self._kept(counts.QUEUE.name, counts.queue(dif))
         key = "a.assessor = c.assessor AND a.query_id = c.query_id AND a.doc_id = c.doc_id"
@@ -183,46 +176,17 @@ class SQLReadQueries(ReadQueries):
             f"c.top_action <> 'skip' AND c.top_hash {d.differs} "
             "(SELECT h.content_hash FROM snapshots h WHERE h.doc_id = c.doc_id ORDER BY h.id DESC LIMIT 1)"
         )
-        stale_todo = f"(c.query_id, c.doc_id) IN (SELECT query_id, doc_id FROM s) AND {redone}"
         brings = counts.stack_brings("c")
-        real = d.types[REAL]
         stale = "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
-        timed = (
-            # reading times of the settled items of the queue, for the medians (none: nothing to join): the
-            # stacks with a time first, then each looked up in the assignments (PostgreSQL, planning it as one
-            # join, went through every assignment to look its stack up by item, 3.5 s on a campaign that
-            # recorded no reading times)
-            f"timed AS MATERIALIZED (SELECT c.assessor, c.query_id, c.doc_id, c.top_action, c.top_ms, c.top_hash "
-            f"FROM {dif} c WHERE c.top_ms IS NOT NULL AND c.top_action IN ({settled})), "
-            "qt AS (SELECT c.assessor, c.query_id, c.top_ms AS ms FROM timed c "
-            f"WHERE EXISTS (SELECT 1 FROM assignments a WHERE {key}) AND NOT ({stale_todo})), "
-        )
-        in_sql = d.name == "postgresql"  # the medians (``_median``), else in order for ``_middles``
-        if in_sql:
-            qm = f"qm AS ({_median('qt', 'assessor, query_id', 'ms')}), "
-            q_median, qm_join = (
-                f"CAST(qm.median AS {real})",
-                "LEFT JOIN qm ON qm.assessor = n.assessor AND qm.query_id = n.query_id ",
-            )
-            median_parts = (
-                f"UNION ALL SELECT 'm', assessor, NULL, NULL, NULL, NULL, NULL, NULL, NULL, CAST(median AS {real}), "
-                f"NULL FROM ({_median('ct', 'assessor', 'ms')}) AS m "
-            )
-        else:
-            qm, q_median, qm_join = "", "NULL", ""
-            median_parts = ""
         statement = (
             f"WITH {stale} "
             # what the kept counts hold of the stacks that are to do again, to take off them
             f"r AS (SELECT c.assessor, c.query_id, SUM({brings['judged']}) AS judged, "
             f"SUM({brings['unrateable']}) AS unrateable, SUM({brings['settled_ms']}) AS ms "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
-            f"FROM s CROSS JOIN {dif} c JOIN assignments a ON {key} "
-            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone} GROUP BY c.assessor, c.query_id), "
-            f"{timed}"
-            f"{qm}"
-            # the assessors' decisions in force, on any item
-            f"ct AS (SELECT k.assessor, k.decision_ms AS ms FROM {dif} k WHERE k.decision IN ({settled})), "
+            f"FROM s CROSS JOIN {dif} c CROSS JOIN assignments a "
+            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} "
+            "GROUP BY c.assessor, c.query_id), "
             # grouped by code point: PostgreSQL sorted 342,302 pairs under the server's collation (1.3 s); on
             # SQLite the table's index by item hands them over grouped
             f"grouped AS (SELECT {self._by('c.query_id')} AS query_id, {self._by('c.doc_id')} AS doc_id FROM {dif} c "
@@ -233,10 +197,9 @@ class SQLReadQueries(ReadQueries):
             f"dis AS (SELECT query_id, doc_id FROM grouped c WHERE NOT {_gold('c')}) "
             "SELECT 'q' AS kind, n.assessor, n.query_id, NULL AS doc_id, n.assigned AS n1, "
             "n.judged - COALESCE(r.judged, 0) AS n2, n.skipped AS n3, n.unrateable - COALESCE(r.unrateable, 0) AS n4, "
-            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, {q_median} AS x, t.ord AS ord FROM {kept} n "
+            f"n.settled_ms - COALESCE(r.ms, 0) AS n5, NULL AS x, t.ord AS ord FROM {kept} n "
             "LEFT JOIN r ON r.assessor = n.assessor AND r.query_id = n.query_id "
-            f"{qm_join}LEFT JOIN topics t ON t.query_id = n.query_id "
-            f"{median_parts}"
+            "LEFT JOIN topics t ON t.query_id = n.query_id "
             # the gold items are few: from them to their stacks
             "UNION ALL SELECT 'g', c.assessor, NULL, NULL, COUNT(*), SUM(CASE WHEN c.grade = g.grade THEN 1 ELSE 0 END), "
             f"NULL, NULL, NULL, NULL, NULL FROM gold g CROSS JOIN {dif} c "
@@ -245,8 +208,11 @@ class SQLReadQueries(ReadQueries):
             f"FROM {dif} c LEFT JOIN topics t ON t.query_id = c.query_id "
             f"WHERE c.decision = 'judge' AND c.decision_ms < {d.mark} "
             "UNION ALL SELECT 'd', NULL, NULL, NULL, COUNT(*), "
-            f"SUM(CASE WHEN EXISTS (SELECT 1 FROM {dif} x WHERE x.query_id = dis.query_id AND x.doc_id = dis.doc_id "
-            "AND x.adjudication_id IS NOT NULL) THEN 1 ELSE 0 END), NULL, NULL, NULL, NULL, NULL FROM dis"
+            # the adjudicated items are few: a set to look the disagreements up in (an item's stacks looked up
+            # by disagreement read a row of the table each, 65,492 of them at 171,151 items)
+            "SUM(CASE WHEN (dis.query_id, dis.doc_id) IN "
+            f"(SELECT x.query_id, x.doc_id FROM {dif} x WHERE x.adjudication_id IS NOT NULL) THEN 1 ELSE 0 END), "
+            "NULL, NULL, NULL, NULL, NULL FROM dis"
         )
         rows = self._rows(statement, (fast_below_ms,))
         by_kind: dict[str, Rows] = {}
@@ -260,23 +226,7 @@ class SQLReadQueries(ReadQueries):
         fast = sorted(by_kind.get("f", []), key=lambda r: (*topic_order(r[9], r[1]), r[2], r[0]))
         (disagreements, adjudicated) = by_kind["d"][0][3:5]
         adjudicated = adjudicated or 0  # a SUM over no disagreement
-        if in_sql:
-            topic_medians = {(a, q): float(x) for a, q, *_, x, _ in queue if x is not None}
-            medians = {a: float(x) for a, *_, x, _ in by_kind.get("m", [])}
-        else:
-            topic_medians = _middles(
-                self._rows(
-                    f"WITH {stale}{timed[:-2]} SELECT assessor, query_id, ms FROM qt ORDER BY 1, 2, 3"
-                ),
-                2,
-            )
-            medians = _middles(
-                self._rows(
-                    f"SELECT assessor, decision_ms FROM {dif} k WHERE decision IN ({settled}) "
-                    "AND decision_ms IS NOT NULL ORDER BY 1, 2"
-                ),
-                1,
-            )
+        topic_medians, medians = self._medians(dif, kept, key, redone)
         return ProgressFacts(
             queue=tuple(
                 (a, q, int(n1), int(n2), int(n3), int(n4), topic_medians.get((a, q)), int(n5 or 0))
@@ -288,6 +238,66 @@ class SQLReadQueries(ReadQueries):
             disagreements=int(disagreements),
             adjudicated=int(adjudicated),
         )
+
+    def _medians(
+        self, dif: str, kept: str, key: str, redone: str
+    ) -> tuple[dict[Any, float], dict[Any, float]]:
+        """The medians of the report: per assessor and topic, of the reading times of the queue's settled
+        items (their stack's top settles it, the item is assigned, and not stale and to do again); per
+        assessor, of their settling decisions in force on any item.
+
+        Why this shape: the database groups the times, a row per assessor and topic with its times joined
+        into one text, and Python sorts each group's and takes the middle. Before, on a campaign of 171,151
+        items with a reading time on every event, SQLite (which has no median) handed the 342,302 values over
+        as sorted rows (2.4 s of a 4 s report; its window functions took 4.1 s), and PostgreSQL's
+        ``percentile_cont(0.5)`` sorted them by assessor and topic under the server's collation (about 2 s of a
+        3 s report); grouping them in a hash and joining each group's costs either about 0.5 s. And looking
+        every timed stack up in the assignments cost 0.5 s more: here a topic needs none when its settling
+        stacks are as many as the kept counts' settled assigned items (then every one of them is assigned)
+        and none of its items is stale and to do again. Only the other topics (few: items taken back, stale
+        items) are read stack by stack, each looked up."""
+
+        def joined(value: str) -> str:
+            return self.dialect.joined.format(f"CAST({value} AS TEXT)", "','")
+
+        settled = listed(SETTLING)
+        # a stale item's stack that is to do again
+        stale_todo = f"c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone}"
+        rows = self._rows(
+            "WITH s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
+            "g AS (SELECT c.assessor, c.query_id, "
+            f"SUM(CASE WHEN c.top_action IN ({settled}) THEN 1 ELSE 0 END) AS settled, "
+            f"{joined(f'CASE WHEN c.top_action IN ({settled}) THEN c.top_ms END')} AS tms, "
+            f"{joined(f'CASE WHEN c.decision IN ({settled}) THEN c.decision_ms END')} AS dms "
+            # (a campaign that recorded no reading time has no median: its stacks are not grouped)
+            f"FROM {dif} c WHERE EXISTS (SELECT 1 FROM {dif} x WHERE x.top_ms IS NOT NULL "
+            "OR x.decision_ms IS NOT NULL) GROUP BY c.assessor, c.query_id), "
+            # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
+            f"st AS (SELECT DISTINCT c.assessor, c.query_id FROM s CROSS JOIN {dif} c WHERE {stale_todo}), "
+            "w AS (SELECT g.assessor, g.query_id, g.tms, g.dms, "
+            "CASE WHEN g.settled = n.judged + n.unrateable AND NOT EXISTS "
+            "(SELECT 1 FROM st WHERE st.assessor = g.assessor AND st.query_id = g.query_id) THEN 1 ELSE 0 END "
+            f"AS whole FROM g LEFT JOIN {kept} n ON n.assessor = g.assessor AND n.query_id = g.query_id), "
+            f"p AS (SELECT c.assessor, c.query_id, {joined('c.top_ms')} AS tms "
+            f"FROM w CROSS JOIN {dif} c WHERE w.whole = 0 AND c.assessor = w.assessor AND c.query_id = w.query_id "
+            f"AND c.top_ms IS NOT NULL AND c.top_action IN ({settled}) "
+            f"AND EXISTS (SELECT 1 FROM assignments a WHERE {key}) "
+            f"AND NOT EXISTS (SELECT 1 FROM s WHERE {stale_todo}) GROUP BY 1, 2) "
+            "SELECT w.assessor, w.query_id, CASE WHEN w.whole = 1 THEN w.tms ELSE p.tms END, w.dms FROM w "
+            "LEFT JOIN p ON p.assessor = w.assessor AND p.query_id = w.query_id"
+        )
+        topic_medians: dict[Any, float] = {}
+        per_assessor: dict[str, list[float]] = {}
+        for assessor, query_id, tms, dms in rows:
+            times = None if tms is None else _numbers(tms)
+            if times is not None:
+                topic_medians[(assessor, query_id)] = _middle(times)
+            if dms is not None:
+                # the same text when every stack's top is its decision (as usual): read once
+                per_assessor.setdefault(assessor, []).extend(times if dms == tms and times else _numbers(dms))
+        for values in per_assessor.values():
+            values.sort()  # sorted runs, one a topic: merged rather than sorted afresh
+        return topic_medians, {a: _middle(values) for a, values in per_assessor.items()}
 
     def session_segments(self, width_s: float) -> Rows:
         d = self.dialect
@@ -305,29 +315,34 @@ class SQLReadQueries(ReadQueries):
 
     def pool_counts(self) -> tuple[int, int, int, int, int, dict[str, int]]:
         m = self.dialect.mark
-        (latest,) = self._rows(
-            "SELECT MAX(r) FROM (SELECT COALESCE(MAX(round), 0) AS r FROM pool_items "
-            "UNION ALL SELECT COALESCE(MAX(round), 0) FROM rounds) AS latest"
-        )[0]
-        # the pool by (of the latest round, assigned): whether an item is assigned asked once an item (four
-        # sums over it asked PostgreSQL twice an item, 1.6 s at 171,151 items; grouped, it hashes them: 0.6 s)
-        groups = self._rows(
-            f"SELECT CASE WHEN p.round = {m} THEN 1 ELSE 0 END, CASE WHEN p.assigned THEN 1 ELSE 0 END, COUNT(*) "
-            "FROM (SELECT round, EXISTS (SELECT 1 FROM assignments a WHERE a.query_id = i.query_id "
-            "AND a.doc_id = i.doc_id) AS assigned FROM pool_items i) AS p GROUP BY 1, 2",
-            (latest,),
+        # the pool per round, and its items nobody has per round: whether an item is assigned asked once an
+        # item, and only to count the few that are not (four sums over it asked PostgreSQL twice an item, 1.6 s
+        # at 171,151 items; grouping every item by whether it is assigned asked SQLite twice an item)
+        rows = self._rows(
+            "SELECT 'p', round, COUNT(*) FROM pool_items GROUP BY round "
+            "UNION ALL SELECT 'u', i.round, COUNT(*) FROM pool_items i WHERE NOT EXISTS "
+            "(SELECT 1 FROM assignments a WHERE a.query_id = i.query_id AND a.doc_id = i.doc_id) GROUP BY i.round "
+            "UNION ALL SELECT 'r', MAX(round), 0 FROM rounds"
         )
-        pooled = sum(int(n) for _, _, n in groups)
-        new = sum(int(n) for latest_round, _, n in groups if latest_round)
-        unassigned = sum(int(n) for _, assigned, n in groups if not assigned)
-        new_unassigned = sum(int(n) for latest_round, assigned, n in groups if latest_round and not assigned)
+        by_round: dict[str, dict[int, int]] = {"p": {}, "u": {}}
+        latest = 0
+        for kind, round_, n in rows:
+            if round_ is not None:
+                latest = max(latest, int(round_))
+                if kind != "r":
+                    by_round[kind][int(round_)] = int(n)
+        pooled, unassigned = sum(by_round["p"].values()), sum(by_round["u"].values())
+        new, new_unassigned = by_round["p"].get(latest, 0), by_round["u"].get(latest, 0)
+        # each assignee's items of the latest round: when the pool holds no other round, being pooled is
+        # enough, and SQLite's look-up of the item reads the pool's key index, not its row
+        of_latest, params = ("", ()) if pooled == new else (f" AND p.round = {m}", (latest,))
         per = self._rows(
             "SELECT a.assessor, COUNT(p.query_id) FROM assignments a LEFT JOIN pool_items p "
-            f"ON p.query_id = a.query_id AND p.doc_id = a.doc_id AND p.round = {m} GROUP BY a.assessor",
-            (latest,),
+            f"ON p.query_id = a.query_id AND p.doc_id = a.doc_id{of_latest} GROUP BY a.assessor",
+            params,
         )
         counts = {assessor: int(n) for assessor, n in sorted(per, key=lambda r: r[0])}
-        return int(latest), int(pooled), int(new), int(unassigned), int(new_unassigned), counts
+        return latest, pooled, new, unassigned, new_unassigned, counts
 
     def stale_items(self) -> list[Item]:
         rows = self._rows(
