@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,9 @@ from helpers.devnull_guard import (  # noqa: F401 (hooks: pytest finds them by n
     pytest_sessionfinish,
     pytest_sessionstart,
 )
+
+# The test modules' asserts rewritten once, before the xdist workers start (helpers/rewrite.py says why).
+from helpers.rewrite import rewrite_before_the_workers
 
 # The stress tier's switch, read once (helpers/sizes.py: property tests draw their full count under it).
 from helpers.sizes import SLOW
@@ -148,6 +152,10 @@ def _shares_a_module_fixture(path: Path) -> bool:
 SLOW_SKIP = "the stress tier: .ci/run runs it after the README's command; TREC_TOOLKIT_SLOW=1 runs it here"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    rewrite_before_the_workers(config)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), and each test
@@ -167,11 +175,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Freeze what collection left alive (every module the tests import, the collected items) out of the
-    garbage collector's full passes: each one, in a worker that has imported scipy, pandas, textual and the
-    rest, otherwise walks those objects again (about a twentieth of the in-process tests' CPU)."""
-    gc.freeze()
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, None, None]:
+    """Collect without the garbage collector, then freeze what collection left alive out of its full passes.
+
+    Collection imports every test module (and through them numpy, pandas, textual …) and rewrites each one's
+    asserts: millions of objects allocated and kept, on which the collector's passes found nothing to free
+    but cost each worker a quarter of its start-up. One pass at the end frees what cycles collection did leave,
+    and ``gc.freeze`` keeps every object still alive (the modules, the collected items) out of the full passes
+    during the tests: each such pass, in a worker that has imported scipy, pandas, textual and the rest,
+    otherwise walks those objects again (about a twentieth of the in-process tests' CPU)."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture(scope="session")

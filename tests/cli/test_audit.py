@@ -79,8 +79,19 @@ def audit(*args: str):
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_audit_writes_every_file_and_a_summary(workspace: Path):
-    code, out, err = audit("--config", str(workspace / "toolkit.toml"))
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str, str]:
+    """The small workspace and its first audit (exit code, stdout, stderr), run once for the tests that only
+    read what it wrote or printed (each audit draws its plots: a second or so of CPU)."""
+    root = build(tmp_path_factory.mktemp("audited"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path_factory.mktemp("audited-cwd"))  # an empty folder, as each test has
+        code, out, err = audit("--config", str(root / "toolkit.toml"))
+    return root, code, out, err
+
+
+def test_audit_writes_every_file_and_a_summary(audited: tuple[Path, int, str, str]):
+    workspace, code, out, err = audited
     assert code == 0, err
     files = sorted(p.name for p in (workspace / "audits").iterdir())
     assert files == [
@@ -181,8 +192,9 @@ def test_config_errors(workspace: Path, edit, message):
     assert err.strip() == f"Error: {config}: {message}"
 
 
-def test_gate_fails_a_degraded_run_in_the_workspace(workspace: Path):
-    assert audit("--config", str(workspace / "toolkit.toml"))[0] == 0
+def test_gate_fails_a_degraded_run_in_the_workspace(audited: tuple[Path, int, str, str]):
+    workspace, code, _, err = audited
+    assert code == 0, err
     result = CliRunner().invoke(
         main,
         [
@@ -272,8 +284,8 @@ def test_allow_failed_gives_the_verdict_and_still_lists_the_failures(flaky_ws: P
     assert "2 topics failed in flaky (allowed with --allow-failed)" in out
 
 
-def test_audit_reports_judged_at_k(workspace: Path) -> None:
-    code, _, err = audit("--config", str(workspace / "toolkit.toml"))
+def test_audit_reports_judged_at_k(audited: tuple[Path, int, str, str]) -> None:
+    workspace, code, _, err = audited
     assert code == 0, err
     doc = json.loads((workspace / "audits" / "audit.json").read_text())
     assert [j["run"] for j in doc["judged"]] == ["bad", "good"]
