@@ -998,3 +998,50 @@ def test_sqlite_median_of_the_grouped_times_is_statistics_median(seed: int) -> N
         text = ",".join(str(v) for v in values)
         assert _numbers(text) == sorted(values)
         assert _middle(_numbers(text)) == statistics.median(values)
+
+
+def test_the_report_read_beside_is_the_report_read_alone(
+    location: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report reads its medians on a second connection, the pool's counts, the sessions and the stale
+    items on a third: where none opens it reads them on its own, the same report; what another connection
+    meets is raised to the caller, not lost in its thread."""
+    random_campaign(location, 3, monkeypatch)
+    opened: list[str] = []
+    real_open = CampaignStore.open
+
+    def counted(where: Any, **kw: Any) -> CampaignStore:
+        opened.append(str(where))
+        return real_open(where, **kw)
+
+    with CampaignStore.open(location) as store:
+        expected = ref_progress_report(store)
+        monkeypatch.setattr(CampaignStore, "open", staticmethod(counted))
+        assert progress_report(store) == expected
+        assert (
+            opened == [str(location)] * 2
+        )  # medians, and pool with sessions, each on a connection of its own
+
+        def refused(where: Any, **kw: Any) -> CampaignStore:
+            raise StoreError("no second connection")
+
+        monkeypatch.setattr(CampaignStore, "open", staticmethod(refused))
+        assert progress_report(store) == expected
+
+        def broken(where: Any, **kw: Any) -> CampaignStore:
+            other = real_open(where, **kw)
+            monkeypatch.setattr(other, "stale_items", lambda: 1 / 0)
+            return other
+
+        monkeypatch.setattr(CampaignStore, "open", staticmethod(broken))
+        with pytest.raises(ZeroDivisionError):
+            progress_report(store)
+
+        def no_medians(where: Any, **kw: Any) -> CampaignStore:
+            other = real_open(where, **kw)
+            monkeypatch.setattr(other, "progress_medians", lambda: 1 / 0)
+            return other
+
+        monkeypatch.setattr(CampaignStore, "open", staticmethod(no_medians))
+        with pytest.raises(ZeroDivisionError):
+            progress_report(store)

@@ -38,14 +38,17 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar, cast
 
 from toolkit.judging.queries import ProgressFacts
 from toolkit.judging.queue import SETTLED
 from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent, ProgressRow
 from toolkit.judging.sql.counts import SESSION_GAP_S  # the session rule's gap, kept windows and all
 from toolkit.judging.store import CampaignStore
+
+T = TypeVar("T")
 
 #: Grades given faster than this (ms) are flagged: nobody reads a document in under a second.
 FAST_BELOW_MS = 1000
@@ -319,11 +322,52 @@ def _span(segment: Segment) -> SessionSpan:
     )
 
 
+def beside(store: CampaignStore, read: Callable[[CampaignStore], T]) -> Callable[[], T]:
+    """Start ``read`` on a connection of the store's own campaign, in a thread; calling what is returned
+    waits for it and gives what it read (or raises what it raised). Where a second connection cannot be
+    opened (a campaign only this connection sees), the call reads on ``store`` instead — the same answer,
+    one statement after another. What is read beside is what is committed: the report's other statements
+    read that too, each when it runs."""
+    import threading
+
+    outcome: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            other = CampaignStore.open(store.location)
+        except Exception:  # no second connection: the caller reads on its own
+            return
+        try:
+            with other:
+                outcome.append((True, read(other)))
+        except BaseException as exc:  # handed to the caller, who raises it
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run, name="report beside", daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if not outcome:
+            return read(store)
+        done, value = outcome[0]
+        if not done:
+            raise value
+        return cast(T, value)
+
+    return result
+
+
 def progress_report(store: CampaignStore, *, fast_below_ms: int = FAST_BELOW_MS) -> ProgressReport:
     """Progress rows, per-assessor totals, sessions, gold accuracy, fast grades, stale items, disagreements
     — counted by the database (``toolkit.judging.queries``), so a refresh costs what the screen shows, not
     what the campaign holds."""
-    facts = store.progress_facts(fast_below_ms)
+    # the medians, and the pool's counts with the sessions and the stale items, are statements of their own:
+    # two more connections read them while this one counts the queue (PostgreSQL's server then runs them on
+    # every core; SQLite's driver lets go of the interpreter while a statement runs)
+    medians = beside(store, lambda other: other.progress_medians())
+    aside = beside(store, lambda other: (pool_status(other), campaign_sessions(other), other.stale_items()))
+    facts = store.progress_facts(fast_below_ms, medians)
     fast = tuple(FastJudgment(*row) for row in facts.fast)
     fast_per = Counter(f.assessor for f in fast)
     rows = progress(store, facts)
@@ -336,15 +380,17 @@ def progress_report(store: CampaignStore, *, fast_below_ms: int = FAST_BELOW_MS)
         )
         for t in assessor_totals(rows, facts.medians)
     ]
+    budget = budget_status(store)
+    pool, spans, stale = aside()
     return ProgressReport(
         progress=tuple(rows),
         totals=tuple(totals),
-        stale=tuple(store.stale_items()),
+        stale=tuple(stale),
         disagreements=facts.disagreements,
         adjudicated=facts.adjudicated,
-        pool=pool_status(store),
-        sessions=tuple(campaign_sessions(store)),
+        pool=pool,
+        sessions=tuple(spans),
         fast=fast,
         fast_below_ms=fast_below_ms,
-        budget=budget_status(store),
+        budget=budget,
     )

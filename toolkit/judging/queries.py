@@ -17,7 +17,7 @@ point.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +77,10 @@ class ProgressFacts:
     adjudicated: int
 
 
+#: ``ReadQueries.progress_medians``: per (assessor, query_id), and per assessor.
+ProgressMedians = tuple[Mapping[tuple[str, str], float], Mapping[str, float]]
+
+
 class ReadQueries(ABC):
     """The queries behind the read models (part of the store interface, ``toolkit.judging.store``)."""
 
@@ -99,8 +103,17 @@ class ReadQueries(ABC):
         """(query_id, doc_id) → the adjudication in force (the latest, whoever the adjudicator)."""
 
     @abstractmethod
-    def progress_facts(self, fast_below_ms: int) -> ProgressFacts:
-        """What the organiser's report counts, in one pass over the log (see ``ProgressFacts``)."""
+    def progress_facts(
+        self, fast_below_ms: int, medians: Callable[[], ProgressMedians] | None = None
+    ) -> ProgressFacts:
+        """What the organiser's report counts, in one pass over the log (see ``ProgressFacts``); its medians
+        from ``medians`` when given (``progress_medians`` read on another connection, called once the counts
+        are read), else read by ``progress_medians``."""
+
+    @abstractmethod
+    def progress_medians(self) -> ProgressMedians:
+        """The report's reading-time medians: (assessor, query_id) → the median of the queue's settled items
+        of that topic, and assessor → the median of their settled decisions in force (``ProgressFacts``)."""
 
     @abstractmethod
     def session_segments(self, width_s: float) -> list[tuple[Any, ...]]:
