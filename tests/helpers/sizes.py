@@ -28,9 +28,10 @@ QUICK_MINIMUM = 10
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def examples(full: int) -> int:
-    """The count to draw now: ``full`` in the stress tier, else a fifth of it (at least ten, at most ``full``)."""
-    return full if SLOW else min(full, max(full // QUICK_FRACTION, QUICK_MINIMUM))
+def examples(full: int, minimum: int = QUICK_MINIMUM) -> int:
+    """The count to draw now: ``full`` in the stress tier, else a fifth of it (at least ``minimum`` — ten unless
+    each case is itself costly — and at most ``full``)."""
+    return full if SLOW else min(full, max(full // QUICK_FRACTION, minimum))
 
 
 def scaled_settings(*, max_examples: int, **kwargs: Any) -> Callable[[F], F]:
