@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import StoreError, UsageError
+from toolkit.judging.beside import beside
 from toolkit.judging.export import check_log_beside, combine, export_qrels, parse_policy, round_half_up
 from toolkit.judging.store import CampaignStore
 
@@ -237,9 +238,9 @@ def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
                 raise StoreError("no second connection today")
 
             monkeypatch.setattr(CampaignStore, "open", classmethod(refuse))
-        checked = check_log_beside(store, read_pool=True)
-        # the pool read on the second connection for the caller (none where there is no second connection)
-        assert checked.pool() == (store.pool_columns() if second == "opens" else None)
+        checked = check_log_beside(store)
+        # the pool read beside for the caller: on another connection, or on the caller's where none opens
+        assert beside(store, lambda other: other.pool_columns())() == store.pool_columns()
         with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):
             checked()
         with pytest.raises(StoreError, match=r"judgment log event 2 breaks the campaign's rules"):

@@ -40,7 +40,7 @@ from typing import Any
 from toolkit.errors import StoreError, UsageError
 from toolkit.formats.names import assessor_problem
 from toolkit.judging.itemgrades import ItemGrades, choose_item_grades, read_item_grades
-from toolkit.judging.queries import Grade, PoolColumns
+from toolkit.judging.queries import Grade
 from toolkit.judging.records import CampaignTopic, LogEvent
 from toolkit.judging.store import CampaignStore, EventFacts, event_problem
 from toolkit.model import Qrels
@@ -165,63 +165,15 @@ def check_log(store: CampaignStore) -> None:
             )
 
 
-def check_log_beside(store: CampaignStore, *, read_pool: bool = False) -> LogCheck:
-    """Start ``check_log`` on a connection of its own, in a thread; calling what is returned waits for it and
-    raises what it raised. The check is a statement over the whole log (0.45 s of an export at 342,302
-    events, by design: every event against the rules) that the database runs while this process reads the
-    grades beside it — on SQLite the driver lets go of the interpreter while a statement runs, on PostgreSQL
-    the server runs it. The same check, of the same log, as ``check_log(store)``: where a second connection
-    cannot be opened, the call runs that instead. ``read_pool``: that connection first reads the pool
-    column-wise for the caller (``LogCheck.pool``), while the caller reads the grades."""
-    return LogCheck(store, read_pool)
+def check_log_beside(store: CampaignStore) -> Callable[[], None]:
+    """Start ``check_log`` on a connection of its own (``toolkit.judging.beside``); calling what is returned
+    waits for it and raises what it raised. The check is a statement over the whole log (0.45 s of an export at
+    342,302 events, by design: every event against the rules) that the database runs while this process reads
+    the grades beside it. The same check, of the same log, as ``check_log(store)``: where a second connection
+    cannot be opened, the call runs that instead."""
+    from toolkit.judging.beside import beside
 
-
-class LogCheck:
-    """``check_log_beside``'s thread: the pool read for the caller (``pool()``), then the log check (call)."""
-
-    def __init__(self, store: CampaignStore, read_pool: bool) -> None:
-        import threading
-
-        self._store = store
-        self._outcome: list[BaseException | None] = []
-        self._pool: PoolColumns | None = None
-        self._pool_read = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(read_pool,), name="check_log", daemon=True)
-        self._thread.start()
-
-    def _run(self, read_pool: bool) -> None:
-        try:
-            other = CampaignStore.open(self._store.location)
-        except BaseException:  # no second connection: the caller reads and checks on its own
-            self._pool_read.set()
-            return
-        try:
-            with other:
-                if read_pool:
-                    try:
-                        self._pool = other.pool_columns()
-                    except Exception:  # the caller reads it (and meets the error itself, if it is one)
-                        self._pool = None
-                    finally:
-                        self._pool_read.set()
-                check_log(other)
-            self._outcome.append(None)
-        except BaseException as exc:  # handed to the caller, who raises it
-            self._outcome.append(exc)
-        finally:
-            self._pool_read.set()
-
-    def pool(self) -> PoolColumns | None:
-        """The pool read beside (``CampaignStore.pool_columns``); None: read it yourself."""
-        self._pool_read.wait()
-        return self._pool
-
-    def __call__(self) -> None:
-        self._thread.join()
-        if not self._outcome:
-            check_log(self._store)
-        elif self._outcome[0] is not None:
-            raise self._outcome[0]
+    return beside(store, check_log)
 
 
 def _problem(store: CampaignStore, event: LogEvent, grades: Mapping[int, str]) -> str | None:

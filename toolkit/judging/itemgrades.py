@@ -56,7 +56,7 @@ def read_item_grades(
 ) -> ItemGrades | None:
     """The campaign's grades in force numbered against its pool; None when the store cannot give them
     column-wise or a grade lies outside the pool (read ``store.current_grades()`` then). ``pool_beside``:
-    the pool as another connection read it meanwhile (``LogCheck.pool``; None: read it here)."""
+    the pool as another connection read it meanwhile (``toolkit.judging.beside``; None: read it here)."""
     import numpy as np
 
     columns = store.grade_columns()

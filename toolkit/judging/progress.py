@@ -38,17 +38,15 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
 
+from toolkit.judging.beside import beside
 from toolkit.judging.queries import ProgressFacts
 from toolkit.judging.queue import SETTLED
 from toolkit.judging.records import DECISIONS, Item, Judgment, LogEvent, ProgressRow
 from toolkit.judging.sql.counts import SESSION_GAP_S  # the session rule's gap, kept windows and all
 from toolkit.judging.store import CampaignStore
-
-T = TypeVar("T")
 
 #: Grades given faster than this (ms) are flagged: nobody reads a document in under a second.
 FAST_BELOW_MS = 1000
@@ -320,42 +318,6 @@ def _span(segment: Segment) -> SessionSpan:
         wall_s=(end - start).total_seconds(),
         judging_ms=int(judging_ms),
     )
-
-
-def beside(store: CampaignStore, read: Callable[[CampaignStore], T]) -> Callable[[], T]:
-    """Start ``read`` on a connection of the store's own campaign, in a thread; calling what is returned
-    waits for it and gives what it read (or raises what it raised). Where a second connection cannot be
-    opened (a campaign only this connection sees), the call reads on ``store`` instead — the same answer,
-    one statement after another. What is read beside is what is committed: the report's other statements
-    read that too, each when it runs."""
-    import threading
-
-    outcome: list[tuple[bool, Any]] = []
-
-    def run() -> None:
-        try:
-            other = CampaignStore.open(store.location)
-        except Exception:  # no second connection: the caller reads on its own
-            return
-        try:
-            with other:
-                outcome.append((True, read(other)))
-        except BaseException as exc:  # handed to the caller, who raises it
-            outcome.append((False, exc))
-
-    thread = threading.Thread(target=run, name="report beside", daemon=True)
-    thread.start()
-
-    def result() -> T:
-        thread.join()
-        if not outcome:
-            return read(store)
-        done, value = outcome[0]
-        if not done:
-            raise value
-        return cast(T, value)
-
-    return result
 
 
 def progress_report(store: CampaignStore, *, fast_below_ms: int = FAST_BELOW_MS) -> ProgressReport:

@@ -44,6 +44,7 @@ def export_campaign(
 ) -> CampaignExport:
     """Apply ``policy`` (``adjudicated``, ``majority`` … see ``toolkit.judging.export``) to the campaign; an
     export without a single graded judgment is an error rather than an empty qrels file."""
+    from toolkit.judging.beside import beside
     from toolkit.judging.export import check_log_beside, export_qrels, parse_policy
     from toolkit.judging.itemgrades import read_item_grades
     from toolkit.judging.store import CampaignStore
@@ -53,12 +54,13 @@ def export_campaign(
     with CampaignStore.open(campaign) as store:
         # what the grades are numbered and summarised with, imported while the first reads are under way
         _import_beside("numpy", "krippendorff", "toolkit.agreement")
-        # a second connection reads the pool, then checks the log, beside the grades read here; the check is
+        # two more connections read the pool and check the log beside the grades read here; the check is
         # awaited by export_qrels
-        checked = check_log_beside(store, read_pool=True)
+        pool = beside(store, lambda other: other.pool_columns())
+        checked = check_log_beside(store)
         # read once: the qrels and the agreement summary both need them — numbered against the pool where
         # the store can (``toolkit.judging.itemgrades``), else as rows
-        grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store, checked.pool)
+        grades: Sequence[Grade] | ItemGrades | None = read_item_grades(store, pool)
         if grades is None:
             grades = store.current_grades()
         # the summary first: it writes nothing, and computing it while the log check finishes beside
