@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from tui_helpers import QUEUE, build_campaign, settle
+from tui_helpers import QUEUE, build_campaign, settle, steady
 
 from toolkit.judging.store import CampaignStore
 from toolkit.tui.adjudicate import adjudicate_app
@@ -41,7 +41,7 @@ def test_judging_screen(snap_compare, tmp_path: Path, size: tuple[int, int]) -> 
     async def run_before(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press("2")
-        await settle(pilot)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
@@ -52,16 +52,16 @@ def test_queue_done_screen(snap_compare, tmp_path: Path) -> None:
     async def run_before(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press("2", "x")
-        await settle(pilot)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 def test_adjudication_screen(snap_compare, tmp_path: Path) -> None:
     app = adjudicate_app(two_assessors(tmp_path), "carol", show_times=False, doc_format="markdown")
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=SIZE, run_before=steady)
 
 
 def test_organiser_screen(snap_compare, tmp_path: Path) -> None:
     app = ProgressApp(two_assessors(tmp_path), interval=0, show_times=False)
-    assert snap_compare(app, terminal_size=(160, 48), run_before=settle)
+    assert snap_compare(app, terminal_size=(160, 48), run_before=steady)

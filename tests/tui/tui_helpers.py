@@ -100,6 +100,22 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def steady(pilot: Pilot) -> None:
+    """``settle``, then wait until two screenshots in a row are the same (at most a second).
+
+    Why: for a snapshot, a settled app is not enough. A table whose rows came from a worker lays out its
+    column widths on a later refresh, and on a loaded machine the snapshot was sometimes taken in between
+    (the organiser's kappa header drawn narrower than its rows)."""
+    await settle(pilot)
+    previous = None
+    for _ in range(20):
+        shot = pilot.app.export_screenshot()
+        if shot == previous:
+            return
+        previous = shot
+        await pilot.pause(0.05)
+
+
 _SVG_TEXT = re.compile(
     r'<text [^>]*x="([\d.]+)"[^>]*textLength="([\d.]+)"[^>]*clip-path="url\(#terminal-\d+-line-(\d+)\)">([^<]*)</text>'
 )
