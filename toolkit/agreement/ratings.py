@@ -19,11 +19,15 @@ from typing import Any, overload
 
 from toolkit.agreement.judgments import Rating
 
+#: Compiled once: ``re.split`` with a pattern string looks it up in ``re``'s cache on every call (an export's
+#: 3,000 topic ids: a tenth of a second of its agreement summary).
+_DIGITS = re.compile(r"(\d+)")
+
 
 def natural_key(text: str) -> tuple[Any, ...]:
     """``q2`` before ``q10``: topic and doc ids are often numbered; ids the numbers alone do not tell apart
     (``q01``, ``q1``) in string order, so that the order never depends on the order of the input."""
-    pieces = re.split(r"(\d+)", text)  # odd places hold the runs of digits
+    pieces = _DIGITS.split(text)  # odd places hold the runs of digits
     parts = tuple((0, int(part), "") if i % 2 else (1, 0, part) for i, part in enumerate(pieces))
     return (parts, text)
 

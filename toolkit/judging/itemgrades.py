@@ -57,11 +57,11 @@ def read_item_grades(
     """The campaign's grades in force numbered against its pool; None when the store cannot give them
     column-wise or a grade lies outside the pool (read ``store.current_grades()`` then). ``pool_beside``:
     the pool as another connection read it meanwhile (``toolkit.judging.beside``; None: read it here)."""
-    import numpy as np
-
-    columns = store.grade_columns()
+    columns = store.grade_columns()  # first: the statement runs while numpy is imported beside
     if columns is None:
         return None
+    import numpy as np
+
     pool = pool_beside() if pool_beside is not None else None
     if pool is None:
         pool = store.pool_columns()  # topic order, then doc id
