@@ -156,6 +156,20 @@ def pytest_configure(config: pytest.Config) -> None:
     rewrite_before_the_workers(config)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's ``addopts``): one worker more than the CPUs this process may run on.
+
+    Why: a quarter of the workers' time is spent waiting — on chromium, tmux, PostgreSQL's server, a system's
+    deadline — with the CPU idle (two workers on two idle cores: 72 of 600 core-seconds idle). A third worker
+    fills those waits: the README's command went from 4 min 54 s–5 min 2 s to 4 min 27 s–4 min 42 s for about
+    5 CPU s more (docs/benchmarks.md, "The test suite"). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when
+    set (xdist's own reading of it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return usable + 1
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test of a ``SERIAL_GROUPS`` kind with its ``xdist_group`` (``--dist loadgroup``), and each test
