@@ -220,6 +220,51 @@ def test_export_refuses_a_log_row_that_breaks_a_rule(
     assert not out.exists() and not Path(f"{out}.json").exists()
 
 
+#: Undos written around the store after alice's judgment of q1 d1 (event 1), an undo of it by the store (event 2)
+#: and her judgment of q1 d2 (event 3), the forged undo being event 4: which ones the rule of
+#: ``toolkit.judging.log`` refuses (an undo cancels an earlier decision of its own assessor on its own item).
+UNDOS = [
+    (("alice", "q1", "d1", "undo", None, 1), False),  # her own earlier decision on the item: allowed
+    (("alice", "q1", "d1", "undo", None, 99), True),  # no such event
+    (("alice", "q1", "d1", "undo", None, None), True),  # of nothing
+    (("alice", "q1", "d1", "undo", None, 2), True),  # of an undo
+    (("alice", "q1", "d1", "undo", None, 3), True),  # of her decision on another item
+    (("bob", "q1", "d2", "undo", None, 3), True),  # of another assessor's decision
+    (("alice", "q1", "d2", "undo", None, 5), True),  # of a later event (event 5, recorded after it)
+]
+
+
+@pytest.mark.parametrize(("row", "refused"), UNDOS, ids=[f"undo{i}" for i in range(len(UNDOS))])
+def test_the_log_check_applies_the_undo_rule(
+    location: Path | str, make_campaign, row: tuple[object, ...], refused: bool
+) -> None:
+    """Every way an undo can break the rule, on both backends; the database's query only names suspects, so a
+    suspect it failed to name would pass unseen — the allowed undo shows the query does not name them all."""
+    from toolkit.judging.export import check_log
+
+    make_campaign(location)
+    with CampaignStore.open(location) as store:
+        store.record("alice", "q1", "d1", grade=2)  # event 1
+        store.undo("alice")  # event 2
+        store.record("alice", "q1", "d2", grade=1)  # event 3
+    if isinstance(location, str) and row[5] in (99, 5):  # PostgreSQL's foreign key refuses them itself
+        import psycopg
+
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            _forge(location, row)
+        return
+    _forge(location, row)  # event 4
+    with CampaignStore.open(location) as store:
+        store.record("alice", "q1", "d2", grade=3)  # event 5
+        if not refused:
+            check_log(store)
+            return
+        with pytest.raises(
+            StoreError, match=r"judgment log event 4 breaks the campaign's rules \(an undo of event"
+        ):
+            check_log(store)
+
+
 @pytest.mark.parametrize("second", ["opens", "cannot open"])
 def test_the_log_check_beside_the_reads_refuses_what_check_log_refuses(
     location: Path | str, make_campaign, monkeypatch: pytest.MonkeyPatch, second: str

@@ -375,23 +375,29 @@ class SQLReadQueries(ReadQueries):
         return int(count), None if last is None else int(last)
 
     def log_suspects(self) -> list[LogEvent]:
+        # Each rule a condition of the event's own row: a lookup of a topic, pool item, gold item or snapshot
+        # (hashed on PostgreSQL), and the undone event looked up by key only for an undo. Joining the topics and
+        # the log to itself for every event instead cost PostgreSQL 0.7 s at 342,302 events, against 0.4 s.
+        # No ORDER BY: it made PostgreSQL walk the log by its key index to spare sorting the few rows found;
+        # they are sorted here.
         graded = listed(_GRADED)
         fields = ", ".join(
             f"e.{'id' if f.name == 'event_id' else f.name}" for f in dataclasses.fields(LogEvent)
         )
         rows = self._rows(
-            f"SELECT {fields} FROM judgment_log e LEFT JOIN topics t ON t.query_id = e.query_id "
-            "LEFT JOIN judgment_log x ON x.id = e.undoes AND x.id < e.id WHERE "
+            f"SELECT {fields} FROM judgment_log e WHERE "
             f"(e.action IN ({graded}) AND (e.grade IS NULL OR NOT EXISTS "
             "(SELECT 1 FROM grades g WHERE g.grade = e.grade))) "
             f"OR (e.action NOT IN ({graded}) AND e.grade IS NOT NULL) "
-            "OR (e.action <> 'undo' AND (t.query_id IS NULL OR NOT ("
-            "EXISTS (SELECT 1 FROM pool_items p WHERE p.query_id = e.query_id AND p.doc_id = e.doc_id) "
+            "OR (e.action <> 'undo' AND (NOT EXISTS (SELECT 1 FROM topics t WHERE t.query_id = e.query_id) "
+            "OR NOT (EXISTS (SELECT 1 FROM pool_items p WHERE p.query_id = e.query_id AND p.doc_id = e.doc_id) "
             f"OR {_gold('e')} OR EXISTS (SELECT 1 FROM snapshots s WHERE s.doc_id = e.doc_id)))) "
-            "OR (e.action = 'undo' AND (x.id IS NULL OR x.action = 'undo' OR x.assessor <> e.assessor "
-            "OR x.query_id <> e.query_id OR x.doc_id <> e.doc_id)) ORDER BY e.id"
+            # an undo of nothing, of an undo, or of another assessor's decision or another item
+            "OR (e.action = 'undo' AND NOT EXISTS (SELECT 1 FROM judgment_log x WHERE x.id = e.undoes "
+            "AND x.id < e.id AND x.action <> 'undo' AND x.assessor = e.assessor AND x.query_id = e.query_id "
+            "AND x.doc_id = e.doc_id))"
         )
-        return [LogEvent(*row) for row in rows]
+        return sorted((LogEvent(*row) for row in rows), key=lambda event: event.event_id)
 
     def log_assessors(self) -> list[str]:
         return sorted(r[0] for r in self._rows("SELECT DISTINCT assessor FROM judgment_log"))
