@@ -161,8 +161,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
     Why: a quarter of the workers' time is spent waiting — on chromium, tmux, PostgreSQL's server, a system's
     deadline — with the CPU idle (two workers on two idle cores: 72 of 600 core-seconds idle). A third worker
-    fills those waits: the README's command went from 4 min 54 s–5 min 2 s to 4 min 27 s–4 min 42 s for about
-    5 CPU s more (docs/benchmarks.md, "The test suite"). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when
+    fills those waits: the README's command went from 4 min 54 s–5 min 2 s to 4 min 27 s–4 min 42 s for at most
+    about 10 CPU s more (docs/benchmarks.md, "The test suite"). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when
     set (xdist's own reading of it)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
