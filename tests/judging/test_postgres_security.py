@@ -331,3 +331,68 @@ def test_the_report_counts_follow_an_assessor_role_and_stay_its_own(camp: dict[s
     with CampaignStore.open(camp["organiser"]) as store:
         rows = [(r.assessor, r.query_id, r.judged, r.skipped, r.remaining) for r in progress(store)]
         assert rows == [("alice", "q1", 1, 1, 1), ("bob", "401", 1, 0, 1)]
+
+
+#: ``campaign_member()`` as campaigns of schemas 4 to 7 have it: ``session_user`` compared under its own
+#: collation ("C"), which no index of the assignments or logins serves.
+_MEMBER_BEFORE_8 = """
+CREATE OR REPLACE FUNCTION campaign_member() RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM logins WHERE login = session_user::text)
+        OR (EXISTS (SELECT 1 FROM assignments WHERE assessor = session_user::text)
+            AND NOT EXISTS (SELECT 1 FROM logins WHERE assessor = session_user::text));
+END $$
+"""
+
+
+def _member_lookup(url: str) -> tuple[bool, int, int]:
+    """``campaign_member()`` for this login; the index scans it made of the assignments and the rows it read
+    there to answer (``pg_stat_xact_*``: this transaction's; a sequential scan's rows plus every index's entries
+    returned). Sequential scans are priced out (``enable_seqscan = off``), so the planner uses an index that can
+    serve the comparison; one that cannot it scans whole, as it would the table."""
+    import psycopg
+
+    parsed = parse_campaign_url(url)
+    with psycopg.connect(parsed.conninfo) as conn:  # one transaction: the counts are this call's
+        conn.execute("SELECT set_config('search_path', %s, true)", (parsed.campaign,))
+        conn.execute("SET LOCAL enable_seqscan = off")
+        row = conn.execute("SELECT campaign_member()").fetchone()
+        counted = conn.execute(
+            "SELECT t.idx_scan, t.seq_tup_read + (SELECT COALESCE(SUM(pg_stat_get_xact_tuples_returned(i.indexrelid)), 0)"
+            " FROM pg_index i WHERE i.indrelid = t.relid) FROM pg_stat_xact_user_tables t "
+            "WHERE t.schemaname = %s AND t.relname = 'assignments'",
+            (parsed.campaign,),
+        ).fetchone()
+        conn.rollback()
+    assert counted is not None
+    return bool(row and row[0]), int(counted[0] or 0), int(counted[1])
+
+
+@pytest.mark.parametrize("made", ["new", "schema 7"])
+def test_membership_is_found_by_index_not_by_reading_every_assignment(
+    pg_location: str, make_campaign, made: str
+) -> None:
+    """Row-level security asks ``campaign_member()`` once per statement an assessor runs, so at a campaign's real
+    size a lookup that reads the assignments (342,302 of them: 12 ms for the second of two assessors, every
+    statement) is what the judging screen waits for. A campaign made at schema 7 gets the indexed lookup when an
+    organiser first opens it (migration 8)."""
+    import psycopg
+
+    from toolkit.judging.postgres.schema import SCHEMA_VERSION
+
+    make_campaign(pg_location)
+    if made == "schema 7":
+        parsed = parse_campaign_url(pg_location)
+        with psycopg.connect(parsed.conninfo, autocommit=True) as conn:
+            conn.execute("SELECT set_config('search_path', %s, false)", (parsed.campaign,))
+            conn.execute("SET ROLE trec_owner")
+            conn.execute(_MEMBER_BEFORE_8)
+            conn.execute("UPDATE schema_info SET version = 7")
+        _, _, read = _member_lookup(pg_location)
+        assert read == 8, "the function of schema 7 reads every assignment (2 assessors × 4 items)"
+        with CampaignStore.open(pg_location) as store:  # the organiser's open migrates 7 → latest
+            conn = store._link.conn  # type: ignore[attr-defined]
+            assert conn.execute("SELECT version FROM schema_info").fetchone()[0] == SCHEMA_VERSION
+    member, lookups, read = _member_lookup(pg_location)
+    assert not member  # the test's login is an organiser, with no assignments and no mapping
+    assert (lookups, read) == (1, 0)  # one index lookup, which found no entry
