@@ -239,14 +239,8 @@ def prepare(conn: psycopg.Connection[Any], url: CampaignURL, *, create: bool) ->
 def check_member(conn: psycopg.Connection[Any], url: CampaignURL) -> bool:
     """True for an organiser's login (a member of ``trec_owner``); for another login, a one-line error unless
     it belongs to the campaign (``security``: mapped by ``campaign member``, or with assignments)."""
-    # An organiser's membership is not asked: ``campaign_member()`` compares ``session_user`` (collation "C")
-    # with the assignments' assessors (the database's collation), which no index serves, so for a login with no
-    # assignments it read every one (60-70 ms a connection at 342,302 assignments; export and the report open
-    # three). CASE evaluates it only for another login.
     row = conn.execute(
-        "SELECT o, CASE WHEN o THEN false ELSE campaign_member() END, session_user "
-        "FROM (SELECT pg_has_role(current_user, %s, 'USAGE') AS o) AS organiser",
-        (OWNER_ROLE,),
+        "SELECT pg_has_role(current_user, %s, 'USAGE'), campaign_member(), session_user", (OWNER_ROLE,)
     ).fetchone()
     organiser, member, login = (bool(row[0]), bool(row[1]), str(row[2])) if row else (False, False, "")
     if not organiser and not member:
