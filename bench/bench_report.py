@@ -13,7 +13,12 @@ copy a reading time on every event (500–20,499 ms) as the judging screens reco
 database keeps from the log as the migrations build it (the copy's log and kept tables lose the triggers that
 guard and keep them: it is for reading only). ``campaign copy`` of that copy makes the PostgreSQL one.
 
-Usage: ``.venv/bin/python bench/bench_report.py CAMPAIGN --old DIR [--reading-times] [--repeat 2]``
+Where the old code reads an older campaign schema (an organiser's open migrates a campaign, and the old code
+refuses a newer one), ``--old-campaign`` gives the old side its own copy of the same campaign at its schema (the
+file before migration, or its ``campaign copy`` by the old code on PostgreSQL); the reports must still be equal.
+
+Usage: ``.venv/bin/python bench/bench_report.py CAMPAIGN --old DIR [--old-campaign CAMPAIGN] [--reading-times]
+[--repeat 2]``
 (PostgreSQL's password from ``PGPASSWORD``).
 """
 
@@ -71,22 +76,21 @@ def main() -> None:
     )
     parser.add_argument("campaign", help="a campaign .sqlite file or a PostgreSQL campaign URL")
     parser.add_argument("--old", type=Path, required=True, help="a folder holding the old code's toolkit/")
+    parser.add_argument(
+        "--old-campaign", help="the same campaign at the old code's schema (default: CAMPAIGN)"
+    )
     parser.add_argument("--reading-times", action="store_true", help="a reading time on every event (SQLite)")
     parser.add_argument("--repeat", type=int, default=2, help="processes per side")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
-        campaign = args.campaign
-        if "://" not in campaign:
-            copy = Path(tmp) / "campaign.sqlite"
-            source = sqlite3.connect(campaign)
-            with sqlite3.connect(copy) as target:
-                source.backup(target)
-            source.close()
-            if args.reading_times:
-                with_reading_times(copy)
-            campaign = str(copy)
-        elif args.reading_times:
+        given = {"new": args.campaign, "old": args.old_campaign or args.campaign}
+        if args.reading_times and any("://" in c for c in given.values()):
             raise SystemExit("--reading-times: make the SQLite copy, then `campaign copy` it to PostgreSQL")
+        campaigns = {
+            side: local_copy(c, Path(tmp) / f"{side}.sqlite", args.reading_times) for side, c in given.items()
+        }
+        if not args.old_campaign:
+            campaigns["old"] = campaigns["new"]
         script = Path(tmp) / "report.py"
         script.write_text(REPORT, encoding="utf-8")
         hashes = set()
@@ -96,7 +100,11 @@ def main() -> None:
                 if path:
                     env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
                 out = subprocess.run(
-                    [sys.executable, str(script), campaign], env=env, cwd=tmp, capture_output=True, text=True
+                    [sys.executable, str(script), campaigns[side]],
+                    env=env,
+                    cwd=tmp,
+                    capture_output=True,
+                    text=True,
                 )
                 if out.returncode:
                     raise SystemExit(f"{side}: {out.stderr}")
@@ -109,6 +117,20 @@ def main() -> None:
                 )
         if len(hashes) != 1:
             raise SystemExit("the old and new reports differ")
+
+
+def local_copy(campaign: str, target: Path, reading_times: bool) -> str:
+    """A SQLite campaign copied to ``target`` (neither side writes the original), with a reading time on
+    every event if asked; a URL as given."""
+    if "://" in campaign:
+        return campaign
+    source = sqlite3.connect(campaign)
+    with sqlite3.connect(target) as copy:
+        source.backup(copy)
+    source.close()
+    if reading_times:
+        with_reading_times(target)
+    return str(target)
 
 
 if __name__ == "__main__":

@@ -164,7 +164,7 @@ class SQLReadQueries(ReadQueries):
         to the schema that has it — the same rows derived."""
         return name if self._columns_of(name) is not None else f"({derivation})"
 
-    def _queue_terms(self) -> tuple[str, str, str, str]:
+    def _queue_terms(self) -> _QueueTerms:
         """What the report's statements share: the decisions in force, the kept counts of the queue, the
         match of an assignment ``a`` to a stack ``c``, and the queue's stale rule on ``c``."""
         dif = self._decisions()
@@ -177,23 +177,28 @@ class SQLReadQueries(ReadQueries):
             f"c.top_action <> 'skip' AND c.top_hash {self.dialect.differs} "
             "(SELECT h.content_hash FROM snapshots h WHERE h.doc_id = c.doc_id ORDER BY h.id DESC LIMIT 1)"
         )
-        return dif, kept, key, redone
+        return _QueueTerms(
+            dif,
+            kept,
+            key,
+            stale="s AS (SELECT query_id, doc_id FROM pool_items WHERE stale)",
+            stale_todo=f"c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone}",
+        )
 
     def progress_facts(
         self, fast_below_ms: int, medians: Callable[[], ProgressMedians] | None = None
     ) -> ProgressFacts:
         d = self.dialect
-        dif, kept, key, redone = self._queue_terms()
+        dif, kept, key, stale, stale_todo = dataclasses.astuple(self._queue_terms())
         brings = counts.stack_brings("c")
-        stale = "s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
         statement = (
-            f"WITH {stale} "
+            f"WITH {stale}, "
             # what the kept counts hold of the stacks that are to do again, to take off them
             f"r AS (SELECT c.assessor, c.query_id, SUM({brings['judged']}) AS judged, "
             f"SUM({brings['unrateable']}) AS unrateable, SUM({brings['settled_ms']}) AS ms "
             # (SQLite joins in the order written after a CROSS JOIN: from the few stale items to their stacks)
             f"FROM s CROSS JOIN {dif} c CROSS JOIN assignments a "
-            f"WHERE c.query_id = s.query_id AND c.doc_id = s.doc_id AND {key} AND {redone} "
+            f"WHERE {stale_todo} AND {key} "
             "GROUP BY c.assessor, c.query_id), "
             # grouped as the table's index by item (item, decision, grade) hands the stacks over, on both
             # backends: read from the index alone, in its order, nothing sorted or hashed. Only counted, so no
@@ -265,16 +270,14 @@ class SQLReadQueries(ReadQueries):
         and none of its items is stale and to do again. Only the other topics (few: items taken back, stale
         items) are read stack by stack, each looked up."""
 
-        dif, kept, key, redone = self._queue_terms()
+        dif, kept, key, stale, stale_todo = dataclasses.astuple(self._queue_terms())
 
         def joined(value: str) -> str:
             return self.dialect.joined.format(f"CAST({value} AS TEXT)", "','")
 
         settled = listed(SETTLING)
-        # a stale item's stack that is to do again
-        stale_todo = f"c.query_id = s.query_id AND c.doc_id = s.doc_id AND {redone}"
         rows = self._rows(
-            "WITH s AS (SELECT query_id, doc_id FROM pool_items WHERE stale), "
+            f"WITH {stale}, "
             "g AS (SELECT c.assessor, c.query_id, "
             f"SUM(CASE WHEN c.top_action IN ({settled}) THEN 1 ELSE 0 END) AS settled, "
             f"{joined(f'CASE WHEN c.top_action IN ({settled}) THEN c.top_ms END')} AS tms, "
@@ -401,3 +404,16 @@ class SQLReadQueries(ReadQueries):
 
     def log_assessors(self) -> list[str]:
         return sorted(r[0] for r in self._rows("SELECT DISTINCT assessor FROM judgment_log"))
+
+
+@dataclasses.dataclass(frozen=True)
+class _QueueTerms:
+    """SQL terms the report's statements share, said once: ``dif`` the decisions in force, ``kept`` the
+    queue's kept counts, ``key`` an assignment ``a`` matching a stack ``c``, ``stale`` the common table of the
+    stale items (``s``), ``stale_todo`` a stack ``c`` of a stale item ``s`` that is to do again."""
+
+    dif: str
+    kept: str
+    key: str
+    stale: str
+    stale_todo: str
