@@ -205,3 +205,33 @@ async def test_progress_refreshes_never_overlap_when_a_report_outlasts_the_inter
         await pilot.pause(1.2)
         assert app.report.totals[0].judged == 5
     assert most == 1 and 2 <= calls <= 8, (most, calls)
+
+
+@async_test
+async def test_a_report_that_ends_after_its_tables_are_gone_is_dropped(tmp_path: Path, monkeypatch) -> None:
+    """A report still computing beside the screen when the app closes arrives after the screen's tables
+    were removed: it is dropped. It was applied and raised ``NoMatches`` for ``#totals``, which failed the
+    worker and so the app on its way out (a traceback on quitting the organiser's screen at real size)."""
+    import threading
+
+    import toolkit.tui.progress as progress_screen
+
+    path = disagreeing(tmp_path)
+    real = progress_screen.progress_report
+    gate = threading.Event()
+
+    def held_report(*args, **kwargs):
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    app = ProgressApp(path, interval=0, show_times=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.5)
+        await app.query_one("#organiser").remove()  # what closing the app does to the screen's widgets
+        monkeypatch.setattr(progress_screen, "progress_report", held_report)
+        app.action_refresh()
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        failed = [w for w in app.workers if w.error is not None]
+        assert not failed, [repr(w.error) for w in failed]

@@ -23,6 +23,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Label, Static
 from textual.worker import Worker
 
@@ -146,9 +147,15 @@ class ProgressApp(App[None]):
         )
 
     def show_report(self, report: ProgressReport, pairs: tuple[PairKappa, ...]) -> None:
+        """Show a report computed beside the screen. One that arrives after the screen's tables are gone (the
+        app closing while it was computed: seconds at real size) is dropped — applied, its ``NoMatches`` failed
+        the worker and so the app on its way out."""
+        try:
+            totals = self.query_one("#totals", DataTable)
+        except NoMatches:
+            return
         self.report, self.pairs = report, pairs
         now = dt.datetime.now()
-        totals = self.query_one("#totals", DataTable)
         totals.clear()
         for t in report.totals:
             gold = (
