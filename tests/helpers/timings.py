@@ -6,8 +6,9 @@ a browser, a server) rather than computing. CPU seconds — the worker's own plu
 waited for (``RUSAGE_CHILDREN``) — are comparable between a quiet and a loaded machine, so before/after
 comparisons use them. Servers the test does not wait for (PostgreSQL, chromium kept open) are not counted.
 
-Use: ``TOOLKIT_TEST_TIMINGS=/tmp/t.jsonl pytest -p helpers.timings …`` (each xdist worker appends its lines;
-the file is not truncated). ``python tests/helpers/timings.py /tmp/t.jsonl`` prints totals per file, per
+Use: ``TOOLKIT_TEST_TIMINGS=/tmp/t.jsonl pytest …`` (``tests/conftest.py`` registers the hook: adding ``-p
+helpers.timings`` registers it twice and writes every line twice; each xdist worker appends its lines; the
+file is not truncated). ``python tests/helpers/timings.py /tmp/t.jsonl`` prints totals per file, per
 ``xdist_group`` and per worker.
 """
 
