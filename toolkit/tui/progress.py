@@ -33,7 +33,7 @@ from toolkit.judging.progress import FAST_BELOW_MS, AssessorTotal, ProgressRepor
 from toolkit.judging.records import ProgressRow
 from toolkit.judging.store import CampaignStore, campaign_label
 from toolkit.tui.screens import duration
-from toolkit.tui.widgets import clock_time
+from toolkit.tui.widgets import ReportTable, clock_time
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 #: How many fast grades the summary lists by name (the count per assessor is in the table).
@@ -82,15 +82,15 @@ class ProgressApp(App[None]):
         yield Header(show_clock=False)
         with VerticalScroll(id="organiser"):
             yield Label("Assessors", classes="dialog-title")
-            yield DataTable(id="totals", classes="report", cursor_type="none", zebra_stripes=True)
+            yield ReportTable(id="totals", classes="report", cursor_type="none", zebra_stripes=True)
             yield Label(
                 "Agreement (Cohen's kappa, unweighted, on shared graded items)", classes="dialog-title"
             )
-            yield DataTable(id="pairs", classes="report", cursor_type="none")
+            yield ReportTable(id="pairs", classes="report", cursor_type="none")
             yield Label("Sessions (a pause over 30 min starts a new one)", classes="dialog-title")
-            yield DataTable(id="sessions", classes="report", cursor_type="none", zebra_stripes=True)
+            yield ReportTable(id="sessions", classes="report", cursor_type="none", zebra_stripes=True)
             yield Label("Per assessor and topic", classes="dialog-title")
-            yield DataTable(id="topics", classes="report", cursor_type="none", zebra_stripes=True)
+            yield ReportTable(id="topics", classes="report", cursor_type="none", zebra_stripes=True)
             yield Static(id="summary", classes="report")
         yield Footer(compact=True)
 

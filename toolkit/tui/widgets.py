@@ -25,7 +25,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.widgets import DataTable, Static
 
 from toolkit.formats.text import visible
 from toolkit.judging.records import CampaignTopic, Document, Item, Judgment
@@ -373,3 +374,17 @@ class DocumentView(VerticalScroll):
 
     def scroll_to_match(self, line: int) -> None:
         self._scroll_to_line(line)
+
+
+class ReportTable(DataTable[object]):
+    """A table of the organiser's report whose header keeps up with its columns.
+
+    Why: Textual measures a table's columns when the table is next idle after rows were added, and keeps the
+    cells it rendered under a key that leaves out their width. A header painted in between — the screen
+    refreshing meanwhile, a matter of timing — stayed narrower than its rows until something else changed
+    (on a screen that is not refreshed again, for good: the organiser's kappa header now and then). The
+    columns' new widths change the table's virtual size, so that is when the cached cells are dropped."""
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        self.notify_style_update()  # DataTable's own hook: it clears every rendered row and cell
+        self.refresh()
