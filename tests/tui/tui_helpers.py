@@ -103,9 +103,9 @@ async def settle(pilot: Pilot) -> None:
 async def steady(pilot: Pilot) -> None:
     """``settle``, then wait until two screenshots in a row are the same (at most a second).
 
-    Why: for a snapshot, a settled app is not enough. A table whose rows came from a worker lays out its
-    column widths on a later refresh, and on a loaded machine the snapshot was sometimes taken in between
-    (the organiser's kappa header drawn narrower than its rows)."""
+    Why: for a snapshot, a settled app is not enough. A table whose rows came from a worker measures its
+    columns when it is next idle and is drawn again after that; a screenshot can fall in between. (A header
+    that stayed narrow for good was Textual's cache, not timing: ``toolkit.tui.widgets.ReportTable``.)"""
     await settle(pilot)
     previous = None
     for _ in range(20):

@@ -29,7 +29,7 @@ import dataclasses
 import itertools
 import operator
 from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolkit.judging.queries import Grade, ProgressFacts, ProgressMedians, ReadQueries
 from toolkit.judging.records import Item, Judgment, LogEvent
@@ -189,7 +189,7 @@ class SQLReadQueries(ReadQueries):
         self, fast_below_ms: int, medians: Callable[[], ProgressMedians] | None = None
     ) -> ProgressFacts:
         d = self.dialect
-        dif, kept, key, stale, stale_todo = dataclasses.astuple(self._queue_terms())
+        dif, kept, key, stale, stale_todo = self._queue_terms()
         brings = counts.stack_brings("c")
         statement = (
             f"WITH {stale}, "
@@ -270,7 +270,7 @@ class SQLReadQueries(ReadQueries):
         and none of its items is stale and to do again. Only the other topics (few: items taken back, stale
         items) are read stack by stack, each looked up."""
 
-        dif, kept, key, stale, stale_todo = dataclasses.astuple(self._queue_terms())
+        dif, kept, key, stale, stale_todo = self._queue_terms()
 
         def joined(value: str) -> str:
             return self.dialect.joined.format(f"CAST({value} AS TEXT)", "','")
@@ -406,8 +406,7 @@ class SQLReadQueries(ReadQueries):
         return sorted(r[0] for r in self._rows("SELECT DISTINCT assessor FROM judgment_log"))
 
 
-@dataclasses.dataclass(frozen=True)
-class _QueueTerms:
+class _QueueTerms(NamedTuple):
     """SQL terms the report's statements share, said once: ``dif`` the decisions in force, ``kept`` the
     queue's kept counts, ``key`` an assignment ``a`` matching a stack ``c``, ``stale`` the common table of the
     stale items (``s``), ``stale_todo`` a stack ``c`` of a stale item ``s`` that is to do again."""
